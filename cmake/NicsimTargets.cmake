@@ -1,0 +1,43 @@
+# Thin, declarative target helpers (after Abseil's absl_cc_* and ns-3's build_lib):
+#   nicsim_library(NAME n SRCS ... DEPS ...)
+#   nicsim_test(NAME n SRCS ... DEPS ...)      -> GoogleTest binary registered with CTest
+#   nicsim_bench(NAME n SRCS ... DEPS ...)     -> Google Benchmark binary (not run by CTest)
+# Layering is enforced by the DEPS each library declares.
+
+set(NICSIM_WARNINGS -Wall -Wextra -Werror -Wshadow -Wnon-virtual-dtor -Wold-style-cast)
+
+if(NICSIM_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(nicsim_library)
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_library(${A_NAME} STATIC ${A_SRCS})
+  target_include_directories(${A_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_options(${A_NAME} PRIVATE ${NICSIM_WARNINGS})
+  target_link_libraries(${A_NAME} PUBLIC ${A_DEPS})
+endfunction()
+
+function(nicsim_test)
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  if(NOT NICSIM_TESTS)
+    return()
+  endif()
+  add_executable(${A_NAME} ${A_SRCS})
+  target_compile_options(${A_NAME} PRIVATE ${NICSIM_WARNINGS})
+  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS} GTest::gtest GTest::gtest_main)
+  include(GoogleTest)
+  gtest_discover_tests(${A_NAME} DISCOVERY_TIMEOUT 60)
+endfunction()
+
+function(nicsim_bench)
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  if(NOT NICSIM_BENCH)
+    return()
+  endif()
+  add_executable(${A_NAME} ${A_SRCS})
+  target_compile_options(${A_NAME} PRIVATE ${NICSIM_WARNINGS})
+  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS} benchmark::benchmark benchmark::benchmark_main)
+endfunction()
