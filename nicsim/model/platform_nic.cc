@@ -1,0 +1,869 @@
+#include "nicsim/model/platform_nic.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace nicsim::model {
+
+namespace {
+
+// Largest TX ring accepted: keeps a clean pass's byte sum (entries × 64 KiB) inside 32 bits.
+constexpr int64_t kMaxRingSize = 32768;
+
+std::string format_duration(Duration d) {
+  const int64_t ns = d.count_ns();
+  if (ns % 1'000'000 == 0 && ns != 0) {
+    return std::to_string(ns / 1'000'000) + "ms";
+  }
+  if (ns % 1'000 == 0) {
+    return std::to_string(ns / 1'000) + "us";
+  }
+  return std::to_string(ns) + "ns";
+}
+
+std::string format_coalesce(const char* dir, const algo::IrqCoalescer::Params& p) {
+  return std::string(dir) + "-usecs=" + format_duration(p.usecs) + " " + dir +
+         "-frames=" + std::to_string(p.frames);
+}
+
+const char* on_off(bool b) { return b ? "on" : "off"; }
+
+// One segment of a GSO packet: the packet's identity and metadata with its own length.
+Packet make_segment(const Packet& parent, uint32_t len) {
+  Packet s;
+  s.id = parent.id;
+  s.len = len;
+  s.flow_hash = parent.flow_hash;
+  s.flow_id = parent.flow_id;
+  s.priority = parent.priority;
+  s.tos = parent.tos;
+  s.enqueue_ts = parent.enqueue_ts;
+  s.stage_ts = parent.stage_ts;
+  return s;
+}
+
+algo::IrqCoalescer::Params tx_irq_params(const PlatformNic::Params& p) {
+  if (p.tx_completion == TxCompletion::kIrq) {
+    return p.tx_coalesce;
+  }
+  // stmmac: every completed descriptor with the IC bit raises the DMA TX interrupt.
+  return algo::IrqCoalescer::Params{.usecs = Duration::zero(), .frames = 1};
+}
+
+}  // namespace
+
+const char* to_string(TxCompletion mode) {
+  switch (mode) {
+    case TxCompletion::kIrq:
+      return "irq";
+    case TxCompletion::kStmmac2014:
+      return "stmmac_2014";
+    case TxCompletion::kStmmacModern:
+      return "stmmac_modern";
+  }
+  return "?";
+}
+
+Validation PlatformNic::Params::validate() const {
+  if (tx_ring_size < 1 || tx_ring_size > kMaxRingSize) {
+    return ParamError{"tx_ring_size", "must be in [1, " + std::to_string(kMaxRingSize) + "], got " +
+                                          std::to_string(tx_ring_size)};
+  }
+  if (descs_per_frame < 1 || descs_per_frame > tx_ring_size) {
+    return ParamError{"descs_per_frame",
+                      "must be in [1, tx_ring_size], got " + std::to_string(descs_per_frame)};
+  }
+  if (tx_stop_free < descs_per_frame - 1) {
+    return ParamError{"tx_stop_free",
+                      "must be >= descs_per_frame - 1 (an open queue must have room for a "
+                      "frame), got " +
+                          std::to_string(tx_stop_free)};
+  }
+  if (tx_stop_free >= tx_ring_size) {
+    return ParamError{"tx_stop_free",
+                      "must be < tx_ring_size, got " + std::to_string(tx_stop_free)};
+  }
+  if (tx_wake_free < tx_stop_free) {
+    return ParamError{"tx_wake_free",
+                      "must be >= tx_stop_free, got " + std::to_string(tx_wake_free)};
+  }
+  if (tx_wake_free >= tx_ring_size) {
+    return ParamError{"tx_wake_free", "must be < tx_ring_size (else the queue never wakes), got " +
+                                          std::to_string(tx_wake_free)};
+  }
+  if (auto err = doorbell.validate()) {
+    return ParamError{"doorbell." + err->key, err->message};
+  }
+  if (doorbell_latency < Duration::zero()) {
+    return ParamError{"doorbell_latency", "must be >= 0"};
+  }
+  if (dev_tx_weight < 1) {
+    return ParamError{"dev_tx_weight", "must be >= 1, got " + std::to_string(dev_tx_weight)};
+  }
+  if (auto err = tx_coalesce.validate()) {
+    return ParamError{"tx_coalesce." + err->key, err->message};
+  }
+  if (tx_coal_frames < 0) {
+    return ParamError{"tx_coal_frames", "must be >= 0, got " + std::to_string(tx_coal_frames)};
+  }
+  if (tx_coal_timer < Duration::zero()) {
+    return ParamError{"tx_coal_timer", "must be >= 0"};
+  }
+  if (tx_completion == TxCompletion::kStmmac2014 && tx_coal_timer == Duration::zero()) {
+    return ParamError{"tx_coal_timer",
+                      "must be > 0 for stmmac_2014 (the 2014 driver always "
+                      "armed its TX timer)"};
+  }
+  if (tx_completion == TxCompletion::kStmmacModern && tx_coal_frames == 0 &&
+      tx_coal_timer == Duration::zero()) {
+    return ParamError{"tx_coal_timer",
+                      "tx_coal_frames and tx_coal_timer are both 0: no TX completion would "
+                      "ever be signalled"};
+  }
+  if (rx_ring_size < 1) {
+    return ParamError{"rx_ring_size", "must be >= 1, got " + std::to_string(rx_ring_size)};
+  }
+  if (auto err = rx_coalesce.validate()) {
+    return ParamError{"rx_coalesce." + err->key, err->message};
+  }
+  if (napi_budget < 1) {
+    return ParamError{"napi_budget", "must be >= 1, got " + std::to_string(napi_budget)};
+  }
+  return std::nullopt;
+}
+
+void PlatformNic::EntryFifo::push_back(XmitEntry&& e) {
+  if (size_ == slots_.size()) {
+    const size_t cap = slots_.empty() ? 16 : slots_.size() * 2;
+    std::vector<XmitEntry> next(cap);
+    for (size_t i = 0; i < size_; ++i) {
+      next[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
+    }
+    slots_ = std::move(next);
+    head_ = 0;
+  }
+  slots_[(head_ + size_) & (slots_.size() - 1)] = std::move(e);
+  ++size_;
+}
+
+PlatformNic::XmitEntry PlatformNic::EntryFifo::pop_front() {
+  XmitEntry e = std::move(slots_[head_]);
+  head_ = (head_ + 1) & (slots_.size() - 1);
+  --size_;
+  return e;
+}
+
+PlatformNic::PlatformNic(const Params& params, AnyQueue qdisc, const CpuCosts& costs)
+    : params_(require_valid(params)),
+      costs_(require_valid(costs)),
+      qdisc_(std::move(qdisc)),
+      doorbell_(params_.doorbell),
+      tx_irq_(tx_irq_params(params_)),
+      rx_irq_(params_.rx_coalesce) {
+  if (!qdisc_) {
+    throw InvalidParams(ParamError{"qdisc", "no qdisc given"});
+  }
+  size_t cap = 1;
+  while (cap < static_cast<size_t>(params_.tx_ring_size)) {
+    cap <<= 1;
+  }
+  tx_ring_.resize(cap);
+  tx_ring_mask_ = cap - 1;
+  tx_free_descs_ = params_.tx_ring_size;
+  releases_.reserve(cap);
+  xmit_list_.reserve(64);
+  napi_[0].rx = true;
+  rx_ctx_ = 0;
+  if (params_.clean_tx_in_rx_poll) {
+    napi_[0].tx = true;
+    tx_ctx_ = 0;
+  } else {
+    napi_[1].tx = true;
+    tx_ctx_ = 1;
+  }
+}
+
+void PlatformNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
+  if (out == nullptr || in == nullptr || cpu == nullptr || sink == nullptr) {
+    throw std::invalid_argument("PlatformNic::attach: out, in, cpu and sink are required");
+  }
+  out_ = out;
+  in_ = in;
+  cpu_ = cpu;
+  sink_ = sink;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stack → qdisc → driver.
+
+Verdict PlatformNic::send(Packet&& p, Time now) {
+  ++stats_.sent_packets;
+  stats_.sent_bytes += p.len;
+  p.stamp(Stage::kQdiscIn, now);
+  // __dev_xmit_skb: TCQ_F_CAN_BYPASS and an empty qdisc (§10; q->q.qlen counts gso_skb too).
+  if (params_.qdisc_bypass && !in_qdisc_run_ && !doorbell_.stopped() && !qdisc_has_backlog()) {
+    ++stats_.bypassed_packets;
+    xmit_list_.clear();
+    validate_into_list(std::move(p));
+    in_qdisc_run_ = true;  // qdisc_run_begin
+    direct_xmit(now);
+    in_qdisc_run_ = false;
+    return Verdict::kQueued;
+  }
+  const Verdict v = qdisc_.enqueue(std::move(p), now);
+  qdisc_run(now);
+  return v;
+}
+
+void PlatformNic::qdisc_run(Time now) {
+  if (in_qdisc_run_) {
+    return;
+  }
+  in_qdisc_run_ = true;
+  ++stats_.qdisc_runs;
+  qdisc_watchdog_.reset();
+  int64_t quota = params_.dev_tx_weight;
+  Time cursor = now;
+  bool throttled = false;
+  // qdisc_restart loop; dequeue_skb refuses to dequeue while the queue is stopped.
+  while (!doorbell_.stopped()) {
+    int64_t packets = 0;
+    if (!dequeue_list(now, packets)) {
+      throttled = qdisc_.backlog_packets() > 0;
+      break;
+    }
+    cursor = direct_xmit(cursor);
+    quota -= packets;
+    if (quota <= 0) {
+      // __netif_schedule: continue in the NET_TX softirq once the CPU is free.
+      if (qdisc_has_backlog() && !qdisc_run_pending_) {
+        qdisc_run_pending_ = true;
+        ++stats_.qdisc_reschedules;
+        agenda_.schedule(cursor, Action{ActionKind::kQdiscRun, kNoCtx, 0});
+      }
+      break;
+    }
+  }
+  if (throttled) {
+    // A non-work-conserving qdisc (TBF, HTB) holds packets: its watchdog reschedules it.
+    if (auto at = qdisc_.next_ready(now); at && *at > now) {
+      qdisc_watchdog_ = *at;
+    }
+  }
+  in_qdisc_run_ = false;
+}
+
+bool PlatformNic::dequeue_list(Time now, int64_t& packets) {
+  xmit_list_.clear();
+  if (!requeue_.empty()) {
+    // dequeue_skb: a requeued packet goes first, alone (already validated).
+    XmitEntry e = requeue_.pop_front();
+    requeue_bytes_ -= e.p.len;
+    xmit_list_.push_back(std::move(e));
+    packets = 1;
+    return true;
+  }
+  std::optional<Packet> p = qdisc_.dequeue(now);
+  if (!p) {
+    return false;
+  }
+  packets = 1;
+  // try_bulk_dequeue_skb (§3.2): bytelimit = qdisc_avail_bulklimit − first skb's len.
+  int64_t bytelimit =
+      params_.bulk_dequeue ? static_cast<int64_t>(doorbell_.bql_avail()) - p->len : 0;
+  validate_into_list(std::move(*p));
+  while (bytelimit > 0) {
+    std::optional<Packet> next = qdisc_.dequeue(now);
+    if (!next) {
+      break;
+    }
+    bytelimit -= next->len;
+    ++packets;
+    validate_into_list(std::move(*next));
+  }
+  if (packets > 1) {
+    ++stats_.bulk_dequeues;
+    stats_.bulk_extra_packets += static_cast<uint64_t>(packets - 1);
+  }
+  return true;
+}
+
+void PlatformNic::validate_into_list(Packet&& p) {
+  const uint32_t segs = p.gso_segs;
+  if (params_.tso || segs <= 1 || segs > p.len) {
+    xmit_list_.push_back(XmitEntry{std::move(p), true, false});
+    return;
+  }
+  // validate_xmit_skb → skb_gso_segment: the NIC cannot take the super-packet (§3.1).
+  ++stats_.gso_segmented;
+  stats_.gso_segments += segs;
+  for (uint32_t i = 0; i + 1 < segs; ++i) {
+    xmit_list_.push_back(XmitEntry{make_segment(p, gso_segment_len(p.len, segs, i)), false, true});
+  }
+  p.len = gso_segment_len(p.len, segs, segs - 1);
+  p.gso_segs = 1;
+  p.gso_size = 0;
+  xmit_list_.push_back(XmitEntry{std::move(p), true, true});
+}
+
+Time PlatformNic::direct_xmit(Time cursor) {
+  // dev_hard_start_xmit: xmit_more on all but the last; stop early if the driver stopped the
+  // queue (netif_tx_queue_stopped: DRV_XOFF only, 4.20+) while packets remain.
+  const size_t n = xmit_list_.size();
+  size_t i = 0;
+  for (; i < n; ++i) {
+    if (tx_free_descs_ < params_.descs_per_frame) [[unlikely]] {
+      // NETDEV_TX_BUSY (unreachable with validated stop thresholds): requeue from here.
+      ++stats_.tx_busy;
+      if (!doorbell_.driver_stopped()) {
+        doorbell_.set_driver_stopped(true);
+        ++stats_.ring_stops;
+      }
+      break;
+    }
+    const bool more = i + 1 < n;
+    cursor = xmit_one(xmit_list_[i], more, cursor);
+    if (more && doorbell_.driver_stopped()) {
+      ++i;
+      break;
+    }
+  }
+  for (; i < n; ++i) {  // dev_requeue_skb: the rest waits in q->gso_skb
+    ++stats_.requeues;
+    requeue_bytes_ += xmit_list_[i].p.len;
+    requeue_.push_back(std::move(xmit_list_[i]));
+  }
+  xmit_list_.clear();
+  return cursor;
+}
+
+Time PlatformNic::xmit_one(XmitEntry& e, bool more, Time cursor) {
+  Packet& p = e.p;
+  Duration cost = costs_.per_tx_frame;
+  if (e.sw_segment) {
+    cost += costs_.per_gso_segment;
+  }
+  cursor = cpu_->run(cursor, cost);
+  ++stats_.xmits;
+  if (more) {
+    ++stats_.xmit_more;
+  }
+  const uint32_t descs = static_cast<uint32_t>(params_.descs_per_frame);
+  const uint32_t bytes = p.len;
+  TxSlot& s = slot(tx_posted_);
+  s.id = p.id;
+  s.flow_id = p.flow_id;
+  s.bytes = bytes;
+  s.descs = descs;
+  s.last_segment = e.last_segment;
+  s.segs = (params_.tso && p.gso_segs > 1 && p.gso_segs <= p.len) ? p.gso_segs : 1;
+  s.segs_sent = 0;
+  p.stamp(Stage::kRingIn, cursor);
+  s.frame = std::move(p);
+  ++tx_posted_;
+  tx_free_descs_ -= descs;
+  tx_ring_bytes_ += bytes;
+  tx_unsent_bytes_ += bytes;
+  s.ic = stmmac_mitigation(descs, cursor);
+  if (s.ic) {
+    ++stats_.ic_descriptors;
+  }
+  // Ring nearly full: netif_tx_stop_queue before __netdev_tx_sent_queue, so a deferred batch
+  // is kicked at once (§2.6, §3.3).
+  if (tx_free_descs_ <= params_.tx_stop_free && !doorbell_.driver_stopped()) {
+    doorbell_.set_driver_stopped(true);
+    ++stats_.ring_stops;
+  }
+  const bool stack_was_stopped = doorbell_.stack_stopped();
+  ++xmits_since_kick_;
+  const bool kick = doorbell_.on_sent(bytes, more);
+  if (!stack_was_stopped && doorbell_.stack_stopped()) {
+    ++stats_.bql_stops;
+  }
+  if (kick) {
+    cursor = cpu_->run(cursor, costs_.per_kick + params_.doorbell.kick_cost);
+    ++stats_.kicks;
+    if (xmits_since_kick_ > 1) {
+      ++stats_.batched_kicks;
+    }
+    stats_.largest_kick_batch = std::max(stats_.largest_kick_batch, xmits_since_kick_);
+    xmits_since_kick_ = 0;
+    agenda_.schedule(cursor + params_.doorbell_latency,
+                     Action{ActionKind::kDoorbell, kNoCtx, tx_posted_});
+  }
+  return cursor;
+}
+
+bool PlatformNic::stmmac_mitigation(uint32_t descs, Time t) {
+  switch (params_.tx_completion) {
+    case TxCompletion::kIrq:
+      return false;
+    case TxCompletion::kStmmac2014:
+      // §7.3, 2014: below tx_coal_frames mod_timer (pushed out), else IC and reset the count.
+      tx_count_frames_ += descs;
+      if (params_.tx_coal_frames > tx_count_frames_) {
+        tx_timer_at_ = t + params_.tx_coal_timer;
+        return false;
+      }
+      tx_count_frames_ = 0;
+      return true;
+    case TxCompletion::kStmmacModern: {
+      // §7.3, current IC decision; tx_packets = descriptors of this skb.
+      tx_count_frames_ += descs;
+      const int64_t frames = params_.tx_coal_frames;
+      const int64_t tx_packets = descs;
+      bool set_ic = false;
+      if (frames == 0) {
+        set_ic = false;
+      } else if (tx_packets > frames) {
+        set_ic = true;
+      } else if (tx_count_frames_ % frames < tx_packets) {
+        set_ic = true;
+      }
+      if (set_ic) {
+        tx_count_frames_ = 0;
+        return true;
+      }
+      arm_tx_timer(t);
+      return false;
+    }
+  }
+  return false;
+}
+
+void PlatformNic::arm_tx_timer(Time t) {
+  // stmmac_tx_timer_arm (2023+): hrtimer_start restarts a pending timer, unless the TX NAPI is
+  // scheduled, in which case the timer is cancelled (it is armed again after the poll).
+  if (params_.tx_coal_timer == Duration::zero()) {
+    return;
+  }
+  if (napi_[tx_ctx_].scheduled) {
+    tx_timer_at_.reset();
+  } else {
+    tx_timer_at_ = t + params_.tx_coal_timer;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardware TX engine.
+
+void PlatformNic::tx_engine_start(Time t) {
+  if (tx_engine_busy_ || tx_engine_waiting_ || tx_hw_next_ >= tx_visible_) {
+    return;
+  }
+  const Time free = out_->free_at(t);
+  if (free > t) {  // PAUSE: look again when it ends (it may be extended meanwhile)
+    tx_engine_waiting_ = true;
+    agenda_.schedule(free, Action{ActionKind::kTxEngine, kNoCtx, 0});
+    return;
+  }
+  TxSlot& s = slot(tx_hw_next_);
+  Packet frame;
+  if (s.segs == 1) {
+    frame = std::move(s.frame);
+  } else {  // TSO: the hardware cuts the super-packet into gso_segs frames
+    const uint32_t len = gso_segment_len(s.frame.len, s.segs, s.segs_sent);
+    if (s.segs_sent + 1 < s.segs) {
+      frame = make_segment(s.frame, len);
+    } else {
+      frame = std::move(s.frame);
+      frame.len = len;
+      frame.gso_segs = 1;
+      frame.gso_size = 0;
+    }
+  }
+  ++s.segs_sent;
+  tx_unsent_bytes_ -= frame.len;
+  ++stats_.tx_frames;
+  stats_.tx_bytes += frame.len;
+  const Wire::TxTiming timing = out_->transmit(std::move(frame), t);
+  tx_engine_busy_ = true;
+  agenda_.schedule(timing.last_bit, Action{ActionKind::kTxDone, kNoCtx, 0});
+}
+
+void PlatformNic::on_tx_done(Time t) {
+  tx_engine_busy_ = false;
+  TxSlot& s = slot(tx_hw_next_);
+  if (s.segs_sent == s.segs) {
+    ++tx_hw_next_;
+    ++tx_done_;
+    ++stats_.tx_completions;
+    on_descriptor_completed(s, t);
+  }
+  tx_engine_start(t);
+}
+
+void PlatformNic::on_descriptor_completed(const TxSlot& s, Time t) {
+  if (params_.tx_completion == TxCompletion::kIrq) {
+    if (tx_irq_.on_event(t)) {
+      raise_irq(tx_ctx_, IrqCause::kTx, t);
+    }
+  } else if (s.ic) {
+    ++ic_done_unclaimed_;
+    if (tx_irq_.on_event(t)) {
+      raise_irq(tx_ctx_, IrqCause::kTx, t);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TX completion processing.
+
+uint64_t PlatformNic::claim_tx_done() {
+  const uint64_t n = tx_done_ - tx_claimed_;
+  if (params_.tx_completion != TxCompletion::kIrq) {
+    for (uint64_t i = tx_claimed_; i < tx_done_; ++i) {
+      if (slot(i).ic) {
+        --ic_done_unclaimed_;
+      }
+    }
+  }
+  tx_claimed_ = tx_done_;
+  return n;
+}
+
+void PlatformNic::finish_tx_clean(uint64_t n, Time t) {
+  if (n == 0) {
+    return;
+  }
+  releases_.clear();
+  uint64_t bytes = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    const TxSlot& s = slot(tx_cleaned_);
+    tx_free_descs_ += s.descs;
+    tx_ring_bytes_ -= s.bytes;
+    bytes += s.bytes;
+    releases_.push_back(TxRelease{s.id, s.flow_id, s.bytes, s.last_segment});
+    ++tx_cleaned_;
+  }
+  ++stats_.tx_clean_passes;
+  stats_.tx_cleaned += n;
+  stats_.max_tx_clean_batch = std::max(stats_.max_tx_clean_batch, n);
+  // netdev_tx_completed_queue once per pass (§2.4, §2.6), then the driver's own wake check.
+  const bool stack_was_stopped = doorbell_.stack_stopped();
+  bool reschedule =
+      doorbell_.on_completed(static_cast<uint32_t>(n), static_cast<uint32_t>(bytes), t);
+  if (stack_was_stopped && !doorbell_.stack_stopped()) {
+    ++stats_.bql_wakes;
+  }
+  if (const algo::Dql* dql = doorbell_.dql()) {
+    stats_.bql_limit_high_water = std::max<uint64_t>(stats_.bql_limit_high_water, dql->limit());
+  }
+  if (doorbell_.driver_stopped() && tx_free_descs_ > params_.tx_wake_free) {
+    reschedule |= doorbell_.set_driver_stopped(false);
+    ++stats_.ring_wakes;
+  }
+  if (!doorbell_.stopped() && (reschedule || qdisc_has_backlog())) {
+    qdisc_run(t);
+  }
+  // TSQ: the skb destructors run after the clean (their tasklet after NET_TX).
+  for (const TxRelease& r : releases_) {
+    sink_->tx_released(r, t);
+  }
+}
+
+void PlatformNic::tx_timer_fire(Time t) {
+  tx_timer_at_.reset();
+  ++stats_.tx_timer_fires;
+  if (params_.tx_completion == TxCompletion::kStmmac2014) {
+    // stmmac_tx_timer → stmmac_tx_clean directly, in timer context.
+    const uint64_t k = claim_tx_done();
+    const Time done =
+        cpu_->run(t, costs_.per_interrupt + costs_.per_tx_clean * static_cast<int64_t>(k));
+    if (k > 0) {
+      agenda_.schedule(done, Action{ActionKind::kTxCleanDone, kNoCtx, k});
+    }
+    return;
+  }
+  // stmmac_modern: napi_schedule_prep on the TX NAPI (disables the DMA TX interrupt).
+  if (!napi_[tx_ctx_].scheduled) {
+    raise_irq(tx_ctx_, IrqCause::kTimer, t);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RX and NAPI.
+
+void PlatformNic::rx_arrival(Time t) {
+  std::optional<Packet> f = in_->pop_arrived(t);
+  ++stats_.rx_arrived;
+  if (rx_ring_.size() >= static_cast<size_t>(params_.rx_ring_size)) {
+    ++stats_.rx_missed;  // no free descriptor: the MAC drops it (rx_missed / overflow)
+    if (observer_ != nullptr) {
+      observer_->on_drop(t, *f, DropReason::kRingFull);
+    }
+    return;
+  }
+  rx_ring_.push_back(std::move(*f));
+  stats_.max_rx_ring = std::max<uint64_t>(stats_.max_rx_ring, rx_ring_.size());
+  if (rx_irq_.on_event(t)) {
+    raise_irq(rx_ctx_, IrqCause::kRx, t);
+  }
+}
+
+void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
+  if (cause == IrqCause::kRx) {
+    ++stats_.rx_irqs;
+  } else if (cause == IrqCause::kTx) {
+    ++stats_.tx_irqs;
+  }
+  Napi& n = napi_[ctx];
+  if (n.scheduled) {
+    return;
+  }
+  // Hard IRQ: mask the device's interrupt(s) and schedule NAPI (§7.2).
+  n.scheduled = true;
+  if (n.rx) {
+    rx_irq_.mask();
+  }
+  if (n.tx) {
+    tx_irq_.mask();
+  }
+  const Time t1 = cpu_->run(t, costs_.per_interrupt);
+  agenda_.schedule(t1, Action{ActionKind::kNapiPoll, ctx, 0});
+}
+
+void PlatformNic::napi_poll(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  ++stats_.polls;
+  n.work = 0;
+  const Time t1 = cpu_->run(t, costs_.per_poll);
+  if (n.tx) {
+    // TX clean first (stmmac_poll / igb_poll order); it does not consume the budget.
+    const uint64_t k = claim_tx_done();
+    if (k > 0) {
+      const Time t2 = cpu_->run(t1, costs_.per_tx_clean * static_cast<int64_t>(k));
+      agenda_.schedule(t2, Action{ActionKind::kTxCleanDone, ctx, k});
+      return;
+    }
+  }
+  agenda_.schedule(t1, Action{ActionKind::kNapiRx, ctx, 0});
+}
+
+void PlatformNic::rx_next(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  if (n.rx && n.work < params_.napi_budget && !rx_ring_.empty()) {
+    const Packet& f = rx_ring_.front();
+    const Time done = cpu_->run(t, costs_.per_rx_frame + costs_.copy(f.len));
+    agenda_.schedule(done, Action{ActionKind::kRxFrameDone, ctx, 0});
+    return;
+  }
+  poll_end(ctx, t);
+}
+
+void PlatformNic::rx_frame_done(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  Packet f = rx_ring_.pop_front();  // the descriptor is refilled
+  ++n.work;
+  ++stats_.rx_delivered;
+  stats_.rx_bytes += f.len;
+  f.stamp(Stage::kRxDeliver, t);
+  sink_->deliver(std::move(f), t);
+  rx_next(ctx, t);
+}
+
+void PlatformNic::poll_end(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  const bool modern = params_.tx_completion == TxCompletion::kStmmacModern;
+  if (n.rx && n.work >= params_.napi_budget) {
+    // Budget used up: stay scheduled (interrupt still masked) and poll again.
+    ++stats_.budget_exhausted;
+    if (n.tx && modern && tx_posted_ != tx_cleaned_) {
+      arm_tx_timer(t);  // NAPI still scheduled: cancels the timer
+    }
+    agenda_.schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
+    return;
+  }
+  // napi_complete_done: re-enable the interrupt. Completions the poll handled no longer count;
+  // those it did not see may raise the next interrupt at once.
+  n.scheduled = false;
+  bool fire_rx = false;
+  bool fire_tx = false;
+  if (n.rx) {
+    const uint64_t left = rx_ring_.size();
+    if (rx_irq_.pending() > left) {
+      rx_irq_.consumed(rx_irq_.pending() - left);
+    }
+    fire_rx = rx_irq_.unmask(t);
+  }
+  if (n.tx) {
+    const uint64_t left =
+        params_.tx_completion == TxCompletion::kIrq ? tx_done_ - tx_claimed_ : ic_done_unclaimed_;
+    if (tx_irq_.pending() > left) {
+      tx_irq_.consumed(tx_irq_.pending() - left);
+    }
+    fire_tx = tx_irq_.unmask(t);
+    if (modern && tx_posted_ != tx_cleaned_) {
+      arm_tx_timer(t);  // stmmac_napi_poll_tx: pending packets re-arm the timer
+    }
+  }
+  if (fire_rx || fire_tx) {
+    raise_irq(ctx, fire_rx ? IrqCause::kRx : IrqCause::kTx, t);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event loop.
+
+void PlatformNic::dispatch(Time t, const Action& a) {
+  switch (a.kind) {
+    case ActionKind::kDoorbell:
+      tx_visible_ = std::max(tx_visible_, a.value);
+      tx_engine_start(t);
+      break;
+    case ActionKind::kTxEngine:
+      tx_engine_waiting_ = false;
+      tx_engine_start(t);
+      break;
+    case ActionKind::kTxDone:
+      on_tx_done(t);
+      break;
+    case ActionKind::kNapiPoll:
+      napi_poll(a.ctx, t);
+      break;
+    case ActionKind::kNapiRx:
+      rx_next(a.ctx, t);
+      break;
+    case ActionKind::kTxCleanDone:
+      finish_tx_clean(a.value, t);
+      if (a.ctx != kNoCtx) {
+        rx_next(a.ctx, t);  // ends the poll if this context has no RX work
+      }
+      break;
+    case ActionKind::kRxFrameDone:
+      rx_frame_done(a.ctx, t);
+      break;
+    case ActionKind::kQdiscRun:
+      qdisc_run_pending_ = false;
+      qdisc_run(t);
+      break;
+  }
+}
+
+std::optional<Time> PlatformNic::next_event() const {
+  std::optional<Time> best = agenda_.next_time();
+  auto consider = [&best](std::optional<Time> t) {
+    if (t && (!best || *t < *best)) {
+      best = t;
+    }
+  };
+  if (in_ != nullptr) {
+    consider(in_->next_ready());
+  }
+  consider(rx_irq_.next_ready());
+  consider(tx_irq_.next_ready());
+  consider(tx_timer_at_);
+  consider(qdisc_watchdog_);
+  return best;
+}
+
+void PlatformNic::advance(Time now) {
+  enum Source { kNone, kArrival, kRxTimer, kTxTimer, kStmmacTimer, kWatchdog, kAgenda };
+  for (;;) {
+    // The earliest event due by `now`; ties go to the first source in this order.
+    Source src = kNone;
+    Time best = now;
+    auto pick = [&](std::optional<Time> at, Source s) {
+      if (at && *at <= now && (src == kNone || *at < best)) {
+        best = *at;
+        src = s;
+      }
+    };
+    pick(in_->next_ready(), kArrival);
+    pick(rx_irq_.next_ready(), kRxTimer);
+    pick(tx_irq_.next_ready(), kTxTimer);
+    pick(tx_timer_at_, kStmmacTimer);
+    pick(qdisc_watchdog_, kWatchdog);
+    pick(agenda_.next_time(), kAgenda);
+    switch (src) {
+      case kNone:
+        return;
+      case kArrival:
+        rx_arrival(best);
+        break;
+      case kRxTimer:
+        if (rx_irq_.expire(best)) {
+          raise_irq(rx_ctx_, IrqCause::kRx, best);
+        }
+        break;
+      case kTxTimer:
+        if (tx_irq_.expire(best)) {
+          raise_irq(tx_ctx_, IrqCause::kTx, best);
+        }
+        break;
+      case kStmmacTimer:
+        tx_timer_fire(best);
+        break;
+      case kWatchdog:
+        qdisc_watchdog_.reset();
+        ++stats_.qdisc_watchdogs;
+        qdisc_run(best);
+        break;
+      case kAgenda: {
+        auto due = agenda_.pop_due(best);
+        dispatch(due->first, due->second);
+        break;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Observability.
+
+NicCounters PlatformNic::counters() const {
+  NicCounters c;
+  c.tx_packets = stats_.tx_frames;
+  c.tx_bytes = stats_.tx_bytes;
+  c.tx_qdisc_drops = qdisc_.stats().dropped_packets;
+  c.rx_packets = stats_.rx_delivered;
+  c.rx_bytes = stats_.rx_bytes;
+  c.rx_drops = stats_.rx_missed;
+  c.interrupts = stats_.rx_irqs + stats_.tx_irqs;
+  c.doorbells = stats_.kicks;
+  return c;
+}
+
+NicQueueSample PlatformNic::queue_sample() const {
+  NicQueueSample s;
+  s.qdisc_packets = qdisc_.backlog_packets() + requeue_.size();
+  s.qdisc_bytes = qdisc_.backlog_bytes() + requeue_bytes_;
+  s.ring_packets = tx_posted_ - tx_cleaned_;
+  s.ring_bytes = tx_ring_bytes_;
+  const algo::Dql* dql = doorbell_.dql();
+  s.bql_limit = dql != nullptr ? dql->limit() : 0;
+  return s;
+}
+
+std::string PlatformNic::describe() const {
+  const Params& p = params_;
+  std::string s = "platform_nic tx_ring=" + std::to_string(p.tx_ring_size) +
+                  " (stop<=" + std::to_string(p.tx_stop_free) + " wake>" +
+                  std::to_string(p.tx_wake_free) + ")";
+  if (p.descs_per_frame != 1) {
+    s += " descs_per_frame=" + std::to_string(p.descs_per_frame);
+  }
+  s += " rx_ring=" + std::to_string(p.rx_ring_size);
+  s += std::string(" tso=") + on_off(p.tso);
+  s += std::string(" bql=") + on_off(p.doorbell.bql);
+  s += std::string(" xmit_more=") + on_off(p.doorbell.uses_xmit_more);
+  s += " doorbell_latency=" + format_duration(p.doorbell_latency);
+  s += std::string(" tx_completion=") + to_string(p.tx_completion);
+  if (p.tx_completion == TxCompletion::kIrq) {
+    s += "(" + format_coalesce("tx", p.tx_coalesce) + ")";
+  } else {
+    s += "(tx_coal_frames=" + std::to_string(p.tx_coal_frames) +
+         " tx_coal_timer=" + format_duration(p.tx_coal_timer) + ")";
+  }
+  s += std::string(" clean_tx_in_rx_poll=") + on_off(p.clean_tx_in_rx_poll);
+  s += " " + format_coalesce("rx", p.rx_coalesce);
+  s += " napi_budget=" + std::to_string(p.napi_budget);
+  s += std::string(" bypass=") + on_off(p.qdisc_bypass);
+  s += std::string(" bulk_dequeue=") + on_off(p.bulk_dequeue);
+  s += " dev_tx_weight=" + std::to_string(p.dev_tx_weight);
+  return s;
+}
+
+}  // namespace nicsim::model

@@ -1,0 +1,874 @@
+// PlatformNic: qdisc → TX ring + BQL + doorbell → wire; RX ring + coalescing + NAPI (issue 3).
+// Two NICs back to back over two Wires, driven by a tiny event loop on a manual clock.
+#include "nicsim/model/platform_nic.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "nicsim/algo/codel.h"
+#include "nicsim/algo/fifo.h"
+#include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/testing/packet_factory.h"
+#include "nicsim/testing/recording_observer.h"
+
+namespace nicsim::model {
+namespace {
+
+using testing::PacketFactory;
+
+Time at_ns(int64_t ns) { return Time::zero() + Duration::ns(ns); }
+
+// Round numbers so that times can be worked out by hand.
+CpuCosts test_costs() {
+  return CpuCosts{.per_interrupt = 2_us,
+                  .per_poll = 1_us,
+                  .per_rx_frame = 3_us,
+                  .per_tx_frame = 1_us,
+                  .per_tx_clean = 200_ns,
+                  .per_gso_segment = 500_ns,
+                  .per_usb_transfer = Duration::zero(),
+                  .per_kick = 100_ns};
+}
+CpuCosts zero_costs() { return CpuCosts{}; }
+
+AnyQueue pfifo(int64_t limit = 1000) {
+  return AnyQueue(algo::PfifoFast(algo::PfifoFast::Params{.limit = limit}));
+}
+
+struct Sink final : NicSink {
+  struct Delivery {
+    uint64_t id;
+    uint32_t len;
+    Time at;
+    Time wire_start;
+  };
+  void deliver(Packet&& f, Time now) override {
+    delivered.push_back({f.id, f.len, now, f.stamp_at(Stage::kWireStart)});
+  }
+  void tx_released(const TxRelease& r, Time now) override {
+    releases.push_back(r);
+    release_times.push_back(now);
+    if (on_release) {
+      on_release(r, now);
+    }
+  }
+  std::vector<Delivery> delivered;
+  std::vector<TxRelease> releases;
+  std::vector<Time> release_times;
+  std::function<void(const TxRelease&, Time)> on_release;
+};
+
+// Host A and host B, each with a CPU and a PlatformNic, joined by two 1 Gbit/s wires.
+struct Link {
+  Link(const PlatformNic::Params& pa, const PlatformNic::Params& pb, const CpuCosts& ca,
+       const CpuCosts& cb, AnyQueue qa = pfifo(), AnyQueue qb = pfifo(),
+       Wire::Params wire = Wire::Params{.rate = Rate::gbit(1)})
+      : ab(wire), ba(wire), a(pa, std::move(qa), ca), b(pb, std::move(qb), cb) {
+    a.attach(&ab, &ba, &cpu_a, &sink_a);
+    b.attach(&ba, &ab, &cpu_b, &sink_b);
+  }
+  std::optional<Time> next() const {
+    std::optional<Time> ta = a.next_event();
+    std::optional<Time> tb = b.next_event();
+    if (!ta) {
+      return tb;
+    }
+    if (!tb) {
+      return ta;
+    }
+    return min(*ta, *tb);
+  }
+  // Runs every event up to and including `end`; `after` runs after each event time.
+  void run_until(Time end, const std::function<void(Time)>& after = {}) {
+    for (;;) {
+      std::optional<Time> t = next();
+      if (!t || *t > end) {
+        break;
+      }
+      now = max(now, *t);
+      a.advance(now);
+      b.advance(now);
+      if (after) {
+        after(now);
+      }
+    }
+    now = max(now, end);
+  }
+  // Runs until `pred` holds (checked after each event time) or nothing is left to do.
+  bool run_while_not(const std::function<bool()>& pred, Time limit) {
+    for (;;) {
+      if (pred()) {
+        return true;
+      }
+      std::optional<Time> t = next();
+      if (!t || *t > limit) {
+        return pred();
+      }
+      now = max(now, *t);
+      a.advance(now);
+      b.advance(now);
+    }
+  }
+  Wire ab;
+  Wire ba;
+  Cpu cpu_a;
+  Cpu cpu_b;
+  Sink sink_a;
+  Sink sink_b;
+  PlatformNic a;
+  PlatformNic b;
+  Time now;
+};
+
+// Conservation identities of one NIC (PlatformNic::Stats comment).
+void expect_identities(const PlatformNic& n, const Wire& out) {
+  const PlatformNic::Stats& s = n.stats();
+  const QueueStats& q = n.qdisc().stats();
+  EXPECT_EQ(s.sent_packets, s.bypassed_packets + q.enqueued_packets);
+  EXPECT_EQ(s.sent_bytes, q.dropped_bytes + n.qdisc().backlog_bytes() + n.requeued_bytes() +
+                              n.tx_unsent_bytes() + s.tx_bytes)
+      << "every byte sent is dropped by the qdisc, queued, in the ring or on the wire";
+  EXPECT_EQ(s.rx_arrived, s.rx_delivered + s.rx_missed + n.rx_ring_frames());
+  EXPECT_EQ(s.tx_frames, out.stats().frames);
+  EXPECT_EQ(s.tx_bytes, out.stats().bytes);
+  EXPECT_LE(s.tx_cleaned, s.tx_completions);
+  EXPECT_EQ(n.doorbell().stats().packets, s.xmits);
+  EXPECT_EQ(n.doorbell().stats().kicks, s.kicks);
+}
+
+Packet gso_packet(PacketFactory& f, uint16_t segs, uint32_t seg_len = 1514) {
+  Packet p = f.make(segs * seg_len);
+  p.gso_segs = segs;
+  p.gso_size = static_cast<uint16_t>(seg_len - 54);
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(GsoSegmentLen, CeilThenRemainder) {
+  EXPECT_EQ(gso_segment_len(4542, 3, 0), 1514u);  // 3 x 1514
+  EXPECT_EQ(gso_segment_len(4542, 3, 2), 1514u);
+  EXPECT_EQ(gso_segment_len(3182, 3, 0), 1061u);  // ceil(3182 / 3)
+  EXPECT_EQ(gso_segment_len(3182, 3, 2), 1060u);
+  EXPECT_EQ(gso_segment_len(9, 4, 0), 2u);  // ceil 3 would leave 0 for the last: floor
+  EXPECT_EQ(gso_segment_len(9, 4, 3), 3u);
+}
+
+// §3.2 + §3.3: with BQL the qdisc hands a bulk-dequeued list to the driver with xmit_more on
+// all but the last packet, and the driver (uses_xmit_more) rings the doorbell once for it.
+TEST(PlatformNic, BulkDequeueWithXmitMoreRingsTheDoorbellOnce) {
+  PlatformNic::Params p;
+  p.doorbell.dql.min_limit = 100'000;  // a limit large enough for the whole burst
+  Link l(p, p, test_costs(), test_costs());
+  PacketFactory f;
+  // p0 bypasses the empty qdisc; BQL's adj_limit is still 0, so STACK_XOFF stops the queue
+  // after it (§2.3: the packet that crosses the limit is accepted).
+  l.a.send(f.make(1514), Time::zero());
+  EXPECT_TRUE(l.a.doorbell().stack_stopped());
+  EXPECT_EQ(l.a.stats().bypassed_packets, 1u);
+  for (int i = 0; i < 10; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 10u);  // nothing dequeued while stopped
+  EXPECT_EQ(l.a.stats().kicks, 1u);
+  // p0 is on the wire from 2.1 µs (1 µs xmit + 0.1 µs kick + 1 µs doorbell latency) to
+  // 14.404 µs; TX IRQ, NAPI: 2 µs + 1 µs + 0.2 µs clean → BQL completion at 17.604 µs, avail =
+  // 100,000 ≥ 0 clears STACK_XOFF and the qdisc runs: one dequeue + 9 bulk (bytelimit =
+  // 100,000 − 1514 never reaches 0), one doorbell for the list.
+  l.run_until(at_ns(17'603));
+  EXPECT_EQ(l.a.stats().kicks, 1u);
+  l.run_until(at_ns(17'604));
+  EXPECT_EQ(l.a.stats().bql_wakes, 1u);
+  EXPECT_EQ(l.a.stats().bulk_dequeues, 1u);
+  EXPECT_EQ(l.a.stats().bulk_extra_packets, 9u);
+  EXPECT_EQ(l.a.stats().xmits, 11u);
+  EXPECT_EQ(l.a.stats().xmit_more, 9u);
+  EXPECT_EQ(l.a.stats().kicks, 2u);
+  EXPECT_EQ(l.a.stats().batched_kicks, 1u);
+  EXPECT_EQ(l.a.stats().largest_kick_batch, 10u);
+  l.run_until(at_ns(10'000'000));
+  EXPECT_EQ(l.sink_b.delivered.size(), 11u);
+  expect_identities(l.a, l.ab);
+}
+
+// §3.1 (a) + §3.3: a TSO-less NIC receives a GSO packet's segments as one list: one doorbell.
+TEST(PlatformNic, SoftwareGsoListRingsTheDoorbellOnce) {
+  PlatformNic::Params p;  // BQL on, uses_xmit_more, tso off
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  l.a.send(gso_packet(f, 10), Time::zero());
+  EXPECT_EQ(l.a.stats().gso_segmented, 1u);
+  EXPECT_EQ(l.a.stats().gso_segments, 10u);
+  EXPECT_EQ(l.a.stats().xmits, 10u);
+  EXPECT_EQ(l.a.stats().xmit_more, 9u);
+  EXPECT_EQ(l.a.stats().kicks, 1u);
+  EXPECT_EQ(l.a.tx_ring_entries(), 10u);
+  // BQL decides only at the batch's last packet (§3.3): the list was not cut.
+  EXPECT_EQ(l.a.requeued_packets(), 0u);
+  EXPECT_TRUE(l.a.doorbell().stack_stopped());
+  l.run_until(at_ns(1'000'000));
+  EXPECT_EQ(l.sink_b.delivered.size(), 10u);
+  expect_identities(l.a, l.ab);
+}
+
+// §3.4: stmmac writes its tail pointer for every packet, xmit_more or not.
+TEST(PlatformNic, WithoutXmitMoreEveryPacketRingsTheDoorbell) {
+  PlatformNic::Params p;
+  p.doorbell.bql = false;
+  p.doorbell.uses_xmit_more = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  l.a.send(gso_packet(f, 10), Time::zero());
+  EXPECT_EQ(l.a.stats().xmits, 10u);
+  EXPECT_EQ(l.a.stats().xmit_more, 9u);  // the stack still says "more"
+  EXPECT_EQ(l.a.stats().kicks, 10u);
+  EXPECT_EQ(l.a.stats().batched_kicks, 0u);
+
+  // The bulk-dequeue scenario of the first test: 11 packets, 11 doorbells.
+  PlatformNic::Params q;
+  q.doorbell.dql.min_limit = 100'000;
+  q.doorbell.uses_xmit_more = false;
+  Link m(q, q, test_costs(), test_costs());
+  for (int i = 0; i < 11; ++i) {
+    m.a.send(f.make(1514), Time::zero());
+  }
+  m.run_until(at_ns(10'000'000));
+  EXPECT_EQ(m.a.stats().bulk_dequeues, 1u);
+  EXPECT_EQ(m.a.stats().kicks, 11u);
+  EXPECT_EQ(m.sink_b.delivered.size(), 11u);
+}
+
+// §2.6: the driver stops the queue when free descriptors <= tx_stop_free after a post; the
+// qdisc dequeues nothing while stopped; TX clean wakes it when free > tx_wake_free.
+TEST(PlatformNic, FullRingStopsTheQdiscAndTheWakeThresholdRestartsIt) {
+  PlatformNic::Params p;
+  p.tx_ring_size = 32;
+  p.tx_stop_free = 4;
+  p.tx_wake_free = 8;
+  p.doorbell.bql = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 40; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  // 28 posts leave 4 free: stopped. The other 12 wait in the qdisc.
+  EXPECT_EQ(l.a.stats().bypassed_packets, 28u);
+  EXPECT_EQ(l.a.tx_ring_entries(), 28u);
+  EXPECT_EQ(l.a.tx_free_descs(), 4);
+  EXPECT_TRUE(l.a.doorbell().driver_stopped());
+  EXPECT_EQ(l.a.stats().ring_stops, 1u);
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 12u);
+  EXPECT_EQ(l.a.qdisc().stats().dequeued_packets, 0u);
+  // Frames complete one by one (12.304 µs apart at 1 Gbit/s); with no coalescing and zero
+  // CPU costs each is cleaned alone: free 5, 6, 7, 8 — still stopped — then 9 > 8 wakes.
+  ASSERT_TRUE(l.run_while_not([&] { return l.a.stats().tx_cleaned == 4; }, at_ns(1'000'000)));
+  EXPECT_EQ(l.a.stats().ring_wakes, 0u);
+  EXPECT_EQ(l.a.qdisc().stats().dequeued_packets, 0u);
+  ASSERT_TRUE(l.run_while_not([&] { return l.a.stats().ring_wakes == 1; }, at_ns(1'000'000)));
+  EXPECT_EQ(l.a.stats().tx_cleaned, 5u);
+  // The wake ran the qdisc: 5 posts bring free from 9 back to 4, stopped again.
+  EXPECT_EQ(l.a.qdisc().stats().dequeued_packets, 5u);
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 7u);
+  EXPECT_EQ(l.a.stats().ring_stops, 2u);
+  EXPECT_EQ(l.a.tx_free_descs(), 4);
+  l.run_until(at_ns(10'000'000));
+  EXPECT_EQ(l.a.stats().ring_wakes, 3u);  // 5 + 5 + 2
+  EXPECT_EQ(l.a.stats().ring_stops, 3u);
+  EXPECT_EQ(l.sink_b.delivered.size(), 40u);
+  for (size_t i = 0; i < l.sink_b.delivered.size(); ++i) {
+    EXPECT_EQ(l.sink_b.delivered[i].id, i + 1);  // in order
+  }
+  expect_identities(l.a, l.ab);
+}
+
+// Saturating TX-only load with TX interrupts every `tx_usecs` (tx-frames 0): returns the BQL
+// limit after 2.5 s and the mean bytes per TX clean pass.
+struct BqlRun {
+  uint64_t limit;
+  uint64_t high_water;
+  double bytes_per_clean;
+};
+BqlRun run_saturated_bql(Duration tx_usecs) {
+  PlatformNic::Params p;
+  p.tx_ring_size = 4096;
+  p.tx_wake_free = 1024;
+  p.tx_coalesce = {.usecs = tx_usecs, .frames = 0};
+  Link l(p, p, test_costs(), test_costs());
+  PacketFactory f;
+  auto top_up = [&](Time now) {
+    while (l.a.qdisc().backlog_packets() < 64) {
+      l.a.send(f.make(1514), now);
+    }
+  };
+  top_up(Time::zero());
+  l.run_until(at_ns(2'500'000'000), top_up);
+  expect_identities(l.a, l.ab);
+  const auto& s = l.a.stats();
+  return {l.a.queue_sample().bql_limit, s.bql_limit_high_water,
+          1514.0 * static_cast<double>(s.tx_cleaned) / static_cast<double>(s.tx_clean_passes)};
+}
+
+// §2.5 consequences + §7.1: under saturation the BQL limit converges to about the bytes the
+// device completes per completion interval, so a coarser TX coalescing timer inflates it.
+// The interval is tx-usecs from the first completion after the previous interrupt (on average
+// half a frame time, 6.152 µs, after it) plus 3.2 µs of IRQ, poll and clean. DQL grows the limit
+// whenever the ring ran dry (step 6), so it ends at least one interval's worth; it shrinks only
+// by the slack limit − 2 × completed (step 7), so up to two intervals' worth is stable.
+TEST(PlatformNic, BqlLimitTracksTheTxCompletionInterval) {
+  auto interval_bytes = [](Duration tx_usecs) {
+    return 1e9 / 8 * (tx_usecs + 3'200_ns + 6'152_ns).to_seconds();
+  };
+  const BqlRun fine = run_saturated_bql(100_us);
+  const double fine_interval = interval_bytes(100_us);  // 13.7 kB: 9 frames
+  EXPECT_NEAR(fine.bytes_per_clean, fine_interval, 0.05 * fine_interval);
+  EXPECT_GE(static_cast<double>(fine.limit), fine_interval);
+  EXPECT_LE(static_cast<double>(fine.limit), 2.25 * fine_interval);
+
+  const BqlRun coarse = run_saturated_bql(400_us);
+  const double coarse_interval = interval_bytes(400_us);  // 51.2 kB: 34 frames
+  EXPECT_NEAR(coarse.bytes_per_clean, coarse_interval, 0.05 * coarse_interval);
+  EXPECT_GE(static_cast<double>(coarse.limit), coarse_interval);
+  EXPECT_LE(static_cast<double>(coarse.limit), 2.25 * coarse_interval);
+  EXPECT_GT(coarse.limit, 3 * fine.limit);
+  EXPECT_GE(coarse.high_water, coarse.limit);
+}
+
+// §3.1 (a): without TSO the stack segments a GSO packet: one descriptor, one ndo_start_xmit
+// and one socket release per segment. With TSO the NIC takes the packet whole and segments
+// it on the wire; the socket gets its bytes back in one release.
+TEST(PlatformNic, GsoWithoutTsoUsesOneDescriptorPerSegmentTsoTakesThePacketWhole) {
+  PacketFactory f;
+  {
+    PlatformNic::Params p;
+    Link l(p, p, test_costs(), test_costs());
+    l.a.send(gso_packet(f, 3), Time::zero());  // id 1, 4542 bytes
+    EXPECT_EQ(l.a.tx_ring_entries(), 3u);
+    EXPECT_EQ(l.a.tx_free_descs(), 256 - 3);
+    EXPECT_EQ(l.a.stats().xmits, 3u);
+    // Per-segment CPU: 3 × (1 µs xmit + 0.5 µs segment) + 0.1 µs kick.
+    EXPECT_EQ(l.cpu_a.busy_until(), at_ns(4'600));
+    l.run_until(at_ns(1'000'000));
+    ASSERT_EQ(l.sink_a.releases.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(l.sink_a.releases[i].packet_id, 1u);
+      EXPECT_EQ(l.sink_a.releases[i].bytes, 1514u);
+      EXPECT_EQ(l.sink_a.releases[i].last_segment, i == 2);
+    }
+    EXPECT_EQ(l.a.stats().tx_frames, 3u);
+    ASSERT_EQ(l.sink_b.delivered.size(), 3u);
+    EXPECT_EQ(l.sink_b.delivered[2].len, 1514u);
+    expect_identities(l.a, l.ab);
+  }
+  {
+    PlatformNic::Params p;
+    p.tso = true;
+    Link l(p, p, test_costs(), test_costs());
+    l.a.send(gso_packet(f, 3), Time::zero());  // id 2
+    EXPECT_EQ(l.a.tx_ring_entries(), 1u);
+    EXPECT_EQ(l.a.tx_free_descs(), 255);
+    EXPECT_EQ(l.a.stats().xmits, 1u);
+    EXPECT_EQ(l.a.stats().gso_segmented, 0u);
+    EXPECT_EQ(l.cpu_a.busy_until(), at_ns(1'100));
+    // Three back-to-back frames on the wire from 2.1 µs; the descriptor completes at the last
+    // bit of the third: 2.1 + 3 × 12.304 µs.
+    l.run_until(at_ns(1'000'000));
+    EXPECT_EQ(l.a.stats().tx_frames, 3u);
+    EXPECT_EQ(l.a.stats().tx_completions, 1u);
+    ASSERT_EQ(l.sink_a.releases.size(), 1u);
+    EXPECT_EQ(l.sink_a.releases[0].packet_id, 2u);
+    EXPECT_EQ(l.sink_a.releases[0].bytes, 4542u);
+    EXPECT_TRUE(l.sink_a.releases[0].last_segment);
+    // Released after IRQ (2 µs), poll (1 µs) and clean (0.2 µs).
+    EXPECT_EQ(l.sink_a.release_times[0], at_ns(2'100 + 3 * 12'304 + 3'200));
+    ASSERT_EQ(l.sink_b.delivered.size(), 3u);
+    EXPECT_EQ(l.sink_b.delivered[1].wire_start, at_ns(2'100 + 12'304));
+    expect_identities(l.a, l.ab);
+  }
+}
+
+// §7.2 + §11: a CPU too slow for the packet rate lets the RX ring overflow; frames that find
+// no free descriptor are dropped and counted. The same burst on a fast CPU loses nothing.
+TEST(PlatformNic, SlowCpuOverflowsTheRxRingFastCpuDoesNot) {
+  auto run = [](Duration per_rx_frame) {
+    PlatformNic::Params p;
+    CpuCosts slow = test_costs();
+    slow.per_rx_frame = per_rx_frame;
+    Link l(p, p, test_costs(), slow);
+    testing::RecordingObserver obs;
+    l.b.set_observer(&obs);
+    PacketFactory f;
+    for (int i = 0; i < 1000; ++i) {
+      l.a.send(f.make(1514), Time::zero());
+    }
+    l.run_until(at_ns(5'000'000'000));
+    const auto& s = l.b.stats();
+    EXPECT_EQ(s.rx_arrived, 1000u);
+    EXPECT_EQ(s.rx_arrived, s.rx_delivered + s.rx_missed);
+    EXPECT_EQ(l.b.counters().rx_drops, s.rx_missed);
+    EXPECT_EQ(obs.count(testing::RecordingObserver::Event::kDrop), s.rx_missed);
+    EXPECT_EQ(l.sink_b.delivered.size(), s.rx_delivered);
+    expect_identities(l.a, l.ab);
+    expect_identities(l.b, l.ba);
+    return s;
+  };
+  const PlatformNic::Stats slow = run(1_ms);
+  // Arrivals every 12.304 µs fill the 256 descriptors in ~3.2 ms while the CPU frees one per
+  // ms: a handful get through, ~740 are lost.
+  EXPECT_GT(slow.rx_missed, 700u);
+  EXPECT_LE(slow.max_rx_ring, 256u);
+  const PlatformNic::Stats fast = run(100_ns);
+  EXPECT_EQ(fast.rx_missed, 0u);
+  EXPECT_EQ(fast.rx_delivered, 1000u);
+}
+
+// §7.1: an isolated packet waits rx-usecs before the CPU sees it; delivery follows after the
+// interrupt, the poll and the frame's own processing.
+TEST(PlatformNic, RxUsecsDelaysAnIsolatedFrameByExactlyRxUsecsPlusCpuCosts) {
+  PlatformNic::Params p;
+  PlatformNic::Params pb = p;
+  pb.rx_coalesce = {.usecs = 50_us, .frames = 0};
+  CpuCosts cb = test_costs();
+  cb.copy_ps_per_byte = 500;  // 1514 B × 0.5 ns = 757 ns
+  Link l(p, pb, test_costs(), cb);
+  PacketFactory f;
+  l.a.send(f.make(1514), Time::zero());
+  l.run_until(at_ns(1'000'000));
+  ASSERT_EQ(l.sink_b.delivered.size(), 1u);
+  // Last bit at 2.1 + 12.304 = 14.404 µs; + rx-usecs 50 µs; + IRQ 2 µs + poll 1 µs + frame
+  // 3 µs + copy 0.757 µs.
+  const Time arrival = at_ns(14'404);
+  EXPECT_EQ(l.sink_b.delivered[0].at, arrival + 50_us + 2_us + 1_us + 3_us + 757_ns);
+
+  // Without coalescing the same frame is delivered 50 µs earlier.
+  Link m(p, p, test_costs(), cb);
+  m.a.send(f.make(1514), Time::zero());
+  m.run_until(at_ns(1'000'000));
+  ASSERT_EQ(m.sink_b.delivered.size(), 1u);
+  EXPECT_EQ(m.sink_b.delivered[0].at, arrival + 6_us + 757_ns);
+}
+
+// §7.2: a poll processes at most napi_budget (64) frames; a larger burst needs more polls,
+// without new interrupts in between.
+TEST(PlatformNic, NapiBudgetSplitsABurstIntoSeveralPolls) {
+  PlatformNic::Params p;
+  PlatformNic::Params pb = p;
+  pb.rx_coalesce = {.usecs = 10_ms, .frames = 0};  // the whole burst is in the ring first
+  Link l(p, pb, zero_costs(), test_costs());
+  PacketFactory f;
+  for (int i = 0; i < 150; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  l.run_until(at_ns(100'000'000));
+  const auto& s = l.b.stats();
+  EXPECT_EQ(s.rx_delivered, 150u);
+  EXPECT_EQ(s.rx_irqs, 1u);
+  EXPECT_EQ(s.polls, 3u);  // 64 + 64 + 22
+  EXPECT_EQ(s.budget_exhausted, 2u);
+  EXPECT_EQ(s.max_rx_ring, 150u);
+  // First frame: last bit at 1 µs + 12.304 µs (zero costs on A); IRQ 10 ms later; 2 µs IRQ,
+  // 1 µs poll, 3 µs frame. Each re-poll adds another per_poll (1 µs).
+  const Time irq = at_ns(13'304) + 10_ms;
+  EXPECT_EQ(l.sink_b.delivered[0].at, irq + 6_us);
+  EXPECT_EQ(l.sink_b.delivered[63].at, irq + 3_us + 64 * 3_us);
+  EXPECT_EQ(l.sink_b.delivered[64].at, irq + 3_us + 64 * 3_us + 1_us + 3_us);
+  EXPECT_EQ(l.sink_b.delivered[149].at, irq + 3_us + 150 * 3_us + 2 * 1_us);
+}
+
+// Event-driven DMA engine: a PAUSE (§10) holds the next frame even if it is extended after
+// the frame became visible to the hardware.
+TEST(PlatformNic, PauseHoldsTheTxEngine) {
+  PlatformNic::Params p;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  l.a.send(f.make(1514), Time::zero());  // on the wire 1 µs .. 13.304 µs
+  l.run_until(at_ns(5'000));
+  l.ab.pause_until(at_ns(100'000));
+  l.a.send(f.make(1514), at_ns(5'000));  // visible at 6 µs, waits for the pause
+  l.run_until(at_ns(50'000));
+  EXPECT_EQ(l.a.stats().tx_frames, 1u);
+  l.ab.pause_until(at_ns(200'000));  // extended while the engine waits
+  l.run_until(at_ns(1'000'000));
+  ASSERT_EQ(l.sink_b.delivered.size(), 2u);
+  EXPECT_EQ(l.sink_b.delivered[1].wire_start, at_ns(200'000));
+}
+
+// §7.3, 2014 stmmac: IC on every 64th frame; below that the 40 ms timer is pushed out by every
+// xmit, so the tail of a burst is cleaned only 40 ms after the last transmit.
+TEST(PlatformNic, Stmmac2014SetsIcEvery64FramesAndCleansTheRestOnTheTimer) {
+  PlatformNic::Params p;
+  p.tx_completion = TxCompletion::kStmmac2014;
+  p.doorbell.bql = false;
+  p.doorbell.uses_xmit_more = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 100; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  EXPECT_EQ(l.a.stats().ic_descriptors, 1u);
+  // Frame 64 (IC) completes at 1 µs + 64 × 12.304 µs: the interrupt cleans all 64.
+  const Time ic_done = at_ns(1'000 + 64 * 12'304);
+  l.run_until(ic_done);
+  EXPECT_EQ(l.a.stats().tx_irqs, 1u);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 64u);
+  EXPECT_EQ(l.sink_a.release_times[63], ic_done);
+  l.run_until(at_ns(39'999'999));
+  EXPECT_EQ(l.a.stats().tx_cleaned, 64u);  // frames 65..100 are done but not cleaned
+  EXPECT_EQ(l.a.stats().tx_completions, 100u);
+  l.run_until(at_ns(40'000'000));
+  EXPECT_EQ(l.a.stats().tx_timer_fires, 1u);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 100u);
+  EXPECT_EQ(l.sink_a.release_times[99], at_ns(40'000'000));
+
+  // A transmit at 30 ms pushes the timer out to 70 ms.
+  l.a.send(f.make(1514), at_ns(40'000'000));
+  l.run_until(at_ns(79'999'999));
+  EXPECT_EQ(l.a.stats().tx_cleaned, 100u);
+  l.run_until(at_ns(80'000'000));
+  EXPECT_EQ(l.a.stats().tx_cleaned, 101u);
+}
+
+// §7.3, 2014 stmmac: one NAPI for RX and TX, so an RX interrupt (an incoming ACK) cleans the
+// TX ring long before the 40 ms timer.
+TEST(PlatformNic, RxInterruptCleansTxWhenCleanTxInRxPoll) {
+  PlatformNic::Params p;
+  p.tx_completion = TxCompletion::kStmmac2014;
+  p.clean_tx_in_rx_poll = true;
+  p.doorbell.bql = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 10; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  l.run_until(at_ns(1'000'000));
+  EXPECT_EQ(l.a.stats().tx_cleaned, 0u);
+  l.b.send(f.make(66), at_ns(1'000'000));  // the "ACK": 1 µs doorbell + 90 B at 1 Gbit/s
+  l.run_until(at_ns(2'000'000));
+  EXPECT_EQ(l.a.stats().rx_irqs, 1u);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 10u);
+  ASSERT_EQ(l.sink_a.release_times.size(), 10u);
+  EXPECT_EQ(l.sink_a.release_times[9], at_ns(1'000'000 + 1'000 + 720));
+
+  // With separate NAPI contexts the ACK does not clean TX.
+  p.clean_tx_in_rx_poll = false;
+  Link m(p, p, zero_costs(), zero_costs());
+  for (int i = 0; i < 10; ++i) {
+    m.a.send(f.make(1514), Time::zero());
+  }
+  m.b.send(f.make(66), at_ns(1'000'000));
+  m.run_until(at_ns(2'000'000));
+  EXPECT_EQ(m.a.stats().rx_irqs, 1u);
+  EXPECT_EQ(m.a.stats().tx_cleaned, 0u);
+}
+
+// §7.3, current stmmac: IC when (count mod tx_coal_frames) < descriptors; the hrtimer is armed
+// by xmits without IC and again after a TX poll that left descriptors pending.
+TEST(PlatformNic, StmmacModernIcRuleAndTimerRearmAfterPoll) {
+  PlatformNic::Params p;
+  p.tx_completion = TxCompletion::kStmmacModern;
+  p.tx_coal_frames = 25;
+  p.tx_coal_timer = 1_ms;
+  p.clean_tx_in_rx_poll = false;
+  p.doorbell.bql = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 30; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  EXPECT_EQ(l.a.stats().ic_descriptors, 1u);  // the 25th
+  // Frame 25 completes at 1 µs + 25 × 12.304 µs: TX NAPI cleans 25; 5 still pending, so the
+  // timer is armed for 1 ms later (pushing out the 1 ms timer armed at t = 0).
+  const Time ic_done = at_ns(1'000 + 25 * 12'304);
+  l.run_until(ic_done);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 25u);
+  l.run_until(ic_done + 1_ms - 1_ns);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 25u);
+  EXPECT_EQ(l.a.stats().tx_timer_fires, 0u);
+  l.run_until(ic_done + 1_ms);
+  EXPECT_EQ(l.a.stats().tx_timer_fires, 1u);
+  EXPECT_EQ(l.a.stats().tx_cleaned, 30u);
+  EXPECT_EQ(l.sink_a.release_times[29], ic_done + 1_ms);
+  // Nothing pending after that poll: no further timer.
+  l.run_until(at_ns(100'000'000));
+  EXPECT_EQ(l.a.stats().tx_timer_fires, 1u);
+}
+
+// §7.1: with tx-frames = 8 and no timer, completions are signalled in groups of 8.
+TEST(PlatformNic, TxFramesCoalescesCompletionInterrupts) {
+  PlatformNic::Params p;
+  p.tx_coalesce = {.usecs = Duration::zero(), .frames = 8};
+  p.doorbell.bql = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 32; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  l.run_until(at_ns(10'000'000));
+  EXPECT_EQ(l.a.stats().tx_irqs, 4u);
+  EXPECT_EQ(l.a.stats().tx_clean_passes, 4u);
+  EXPECT_EQ(l.a.stats().max_tx_clean_batch, 8u);
+  EXPECT_EQ(l.a.counters().interrupts, 4u + l.a.stats().rx_irqs);
+}
+
+// §2.7, §7.2: __qdisc_run hands over dev_tx_weight packets, then yields; the rest goes in a
+// NET_TX softirq run once the CPU is free.
+TEST(PlatformNic, QdiscRunYieldsToNetTxAfterDevTxWeight) {
+  PlatformNic::Params p;
+  p.doorbell.bql = false;
+  p.bulk_dequeue = false;
+  p.dev_tx_weight = 4;
+  p.tx_ring_size = 8;
+  p.tx_stop_free = 0;
+  p.tx_wake_free = 7;  // wake only when the ring is empty
+  Link l(p, p, test_costs(), test_costs());
+  PacketFactory f;
+  for (int i = 0; i < 20; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  EXPECT_EQ(l.a.stats().xmits, 8u);  // 8 bypasses fill the ring
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 12u);
+  EXPECT_EQ(l.a.stats().qdisc_reschedules, 0u);
+  ASSERT_TRUE(l.run_while_not([&] { return l.a.stats().ring_wakes == 1; }, at_ns(10'000'000)));
+  // The wake's run: 4 packets (quota), then a NET_TX run after their 4 × 1.1 µs of CPU.
+  EXPECT_EQ(l.a.stats().xmits, 12u);
+  EXPECT_EQ(l.a.stats().qdisc_reschedules, 1u);
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 8u);
+  const Time woke = l.now;
+  l.run_until(woke + 4'399_ns);
+  EXPECT_EQ(l.a.stats().xmits, 12u);
+  l.run_until(woke + 4'400_ns);
+  EXPECT_EQ(l.a.stats().xmits, 16u);  // 4 more fill the ring again
+  EXPECT_TRUE(l.a.doorbell().driver_stopped());
+  EXPECT_EQ(l.a.qdisc().backlog_packets(), 4u);
+  l.run_until(at_ns(10'000'000));
+  ASSERT_EQ(l.sink_b.delivered.size(), 20u);
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(l.sink_b.delivered[i].id, i + 1);
+  }
+  expect_identities(l.a, l.ab);
+}
+
+// §9.4, §10: a non-empty qdisc is not bypassed, and with qdisc_bypass off nothing is.
+TEST(PlatformNic, BypassOnlyWhenTheQdiscIsEmpty) {
+  PlatformNic::Params p;
+  p.doorbell.bql = false;
+  p.qdisc_bypass = false;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  l.a.send(f.make(1514), Time::zero());
+  EXPECT_EQ(l.a.stats().bypassed_packets, 0u);
+  EXPECT_EQ(l.a.qdisc().stats().enqueued_packets, 1u);
+  EXPECT_EQ(l.a.qdisc().stats().dequeued_packets, 1u);
+  EXPECT_EQ(l.a.stats().xmits, 1u);
+}
+
+// Every frame sent is on the wire, dropped, or still queued; every frame that arrived is
+// delivered, dropped or in the RX ring — after random seeded two-way traffic with GSO, small
+// rings, a short qdisc, slow CPUs and each completion mode.
+TEST(PlatformNic, ConservationUnderRandomTraffic) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    auto pick = [&rng](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    PlatformNic::Params p;
+    p.tx_ring_size = pick(24, 128);
+    p.descs_per_frame = pick(1, 2);
+    p.tx_stop_free = pick(p.descs_per_frame, 8);
+    p.tx_wake_free = pick(p.tx_stop_free, p.tx_ring_size / 2);
+    p.tso = pick(0, 1) == 1;
+    p.doorbell.bql = pick(0, 3) != 0;
+    p.doorbell.uses_xmit_more = pick(0, 1) == 1;
+    p.bulk_dequeue = pick(0, 1) == 1;
+    p.qdisc_bypass = pick(0, 1) == 1;
+    p.dev_tx_weight = pick(1, 64);
+    p.tx_completion = static_cast<TxCompletion>(pick(0, 2));
+    p.tx_coalesce = {.usecs = Duration::us(pick(0, 200)), .frames = pick(1, 16)};
+    p.tx_coal_frames = pick(1, 64);
+    p.tx_coal_timer = Duration::us(pick(100, 5000));
+    p.clean_tx_in_rx_poll = pick(0, 1) == 1;
+    p.rx_ring_size = pick(16, 256);
+    p.rx_coalesce = {.usecs = Duration::us(pick(0, 100)), .frames = pick(0, 8)};
+    p.napi_budget = pick(4, 64);
+    CpuCosts costs = test_costs();
+    costs.per_rx_frame = Duration::ns(pick(100, 30'000));
+    costs.copy_ps_per_byte = pick(0, 1000);
+    Link l(p, p, costs, test_costs(), pfifo(pick(20, 200)), pfifo(1000),
+           Wire::Params{.rate = Rate::mbit(static_cast<uint64_t>(pick(100, 1000))),
+                        .delay = Duration::us(pick(0, 50))});
+    testing::RecordingObserver qdisc_drops;
+    l.a.qdisc().set_observer(&qdisc_drops);
+    PacketFactory f;
+    std::map<uint64_t, uint64_t> sent_bytes;  // id -> bytes, packets A sent
+    Time t = Time::zero();
+    for (int i = 0; i < 3000; ++i) {
+      t += Duration::ns(pick(0, 40'000));
+      l.run_until(t);
+      Packet pk = f.make(static_cast<uint32_t>(pick(60, 1514)), static_cast<uint32_t>(pick(0, 7)),
+                         static_cast<uint8_t>(pick(0, 7)));
+      if (pick(0, 9) == 0) {
+        pk = gso_packet(f, static_cast<uint16_t>(pick(2, 20)));
+      }
+      sent_bytes[pk.id] = pk.len;
+      if (pick(0, 1) == 0) {
+        l.a.send(std::move(pk), t);
+      } else {
+        l.b.send(std::move(pk), t);  // B's traffic makes A's RX (and TX clean) busy
+        sent_bytes.erase(f.last_id());
+      }
+      if (i % 500 == 0) {
+        expect_identities(l.a, l.ab);
+        expect_identities(l.b, l.ba);
+      }
+    }
+    l.run_until(t + 10_s);  // drain
+    expect_identities(l.a, l.ab);
+    expect_identities(l.b, l.ba);
+    EXPECT_EQ(l.a.qdisc().backlog_packets(), 0u);
+    EXPECT_EQ(l.a.tx_ring_entries(), 0u);
+    EXPECT_EQ(l.b.rx_ring_frames(), 0u);
+    EXPECT_EQ(l.a.stats().sent_bytes, l.a.qdisc().stats().dropped_bytes + l.a.stats().tx_bytes);
+    // By identity: each of A's packets was dropped by the qdisc, or all its bytes reached the
+    // wire, and every wire byte was delivered to B or dropped in B's RX ring.
+    std::map<uint64_t, uint64_t> delivered;
+    for (const auto& d : l.sink_b.delivered) {
+      delivered[d.id] += d.len;
+    }
+    uint64_t missing_bytes = 0;
+    for (uint64_t id : qdisc_drops.ids(testing::RecordingObserver::Event::kDrop)) {
+      EXPECT_TRUE(sent_bytes.count(id));
+      EXPECT_EQ(delivered.count(id), 0u);
+      sent_bytes.erase(id);
+    }
+    for (const auto& [id, bytes] : sent_bytes) {
+      EXPECT_LE(delivered[id], bytes);
+      missing_bytes += bytes - delivered[id];
+    }
+    uint64_t b_dropped_bytes = l.ab.stats().bytes - l.b.stats().rx_bytes;
+    EXPECT_EQ(missing_bytes, b_dropped_bytes);
+    EXPECT_EQ(l.b.stats().rx_arrived, l.ab.stats().frames);
+    // Released bytes equal transmitted bytes (BQL and TSQ see every frame exactly once).
+    uint64_t released = 0;
+    for (const TxRelease& r : l.sink_a.releases) {
+      released += r.bytes;
+    }
+    EXPECT_EQ(released, l.a.stats().tx_bytes);
+    if (const algo::Dql* dql = l.a.doorbell().dql()) {
+      EXPECT_EQ(dql->inflight(), 0u);
+    }
+  }
+}
+
+TEST(PlatformNic, CountersSampleAndDescribe) {
+  PlatformNic::Params p;
+  p.doorbell.bql = false;
+  p.tx_ring_size = 32;
+  p.tx_stop_free = 4;
+  p.tx_wake_free = 8;
+  Link l(p, p, zero_costs(), zero_costs());
+  PacketFactory f;
+  for (int i = 0; i < 40; ++i) {
+    l.a.send(f.make(1000), Time::zero());
+  }
+  const NicQueueSample s = l.a.queue_sample();
+  EXPECT_EQ(s.qdisc_packets, 12u);
+  EXPECT_EQ(s.qdisc_bytes, 12'000u);
+  EXPECT_EQ(s.ring_packets, 28u);
+  EXPECT_EQ(s.ring_bytes, 28'000u);
+  EXPECT_EQ(s.bql_limit, 0u);
+  l.run_until(at_ns(10'000'000));
+  const NicCounters c = l.a.counters();
+  EXPECT_EQ(c.tx_packets, 40u);
+  EXPECT_EQ(c.tx_bytes, 40'000u);
+  EXPECT_EQ(c.doorbells, 40u);
+  EXPECT_EQ(l.b.counters().rx_packets, 40u);
+  EXPECT_EQ(l.b.counters().rx_bytes, 40'000u);
+  const std::string d = l.a.describe();
+  EXPECT_NE(d.find("tx_ring=32"), std::string::npos) << d;
+  EXPECT_NE(d.find("tx_completion=irq"), std::string::npos) << d;
+  EXPECT_NE(d.find("bql=off"), std::string::npos) << d;
+}
+
+// Params::validate names the offending key (scenario-file names).
+TEST(PlatformNic, RejectsBadParams) {
+  auto key_of = [](const PlatformNic::Params& p) {
+    auto e = p.validate();
+    return e ? e->key : std::string("<valid>");
+  };
+  PlatformNic::Params ok;
+  EXPECT_EQ(key_of(ok), "<valid>");
+  auto with = [&ok](auto change) {
+    PlatformNic::Params p = ok;
+    change(p);
+    return p;
+  };
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_ring_size = 0; })), "tx_ring_size");
+  EXPECT_EQ(key_of(with([](auto& p) { p.descs_per_frame = 0; })), "descs_per_frame");
+  EXPECT_EQ(key_of(with([](auto& p) { p.descs_per_frame = 20; })), "tx_stop_free");
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_stop_free = 256; })), "tx_stop_free");
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_wake_free = 10; })), "tx_wake_free");
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_wake_free = 256; })), "tx_wake_free");
+  EXPECT_EQ(key_of(with([](auto& p) { p.doorbell.dql.hold_time = Duration::zero() - 1_ms; })),
+            "doorbell.dql.hold_time");
+  EXPECT_EQ(key_of(with([](auto& p) { p.doorbell_latency = -(1_us); })), "doorbell_latency");
+  EXPECT_EQ(key_of(with([](auto& p) { p.dev_tx_weight = 0; })), "dev_tx_weight");
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_coalesce = {.usecs = Duration::zero(), .frames = 0}; })),
+            "tx_coalesce.frames");
+  EXPECT_EQ(key_of(with([](auto& p) { p.tx_coal_frames = -1; })), "tx_coal_frames");
+  EXPECT_EQ(key_of(with([](auto& p) {
+              p.tx_completion = TxCompletion::kStmmac2014;
+              p.tx_coal_timer = Duration::zero();
+            })),
+            "tx_coal_timer");
+  EXPECT_EQ(key_of(with([](auto& p) {
+              p.tx_completion = TxCompletion::kStmmacModern;
+              p.tx_coal_frames = 0;
+              p.tx_coal_timer = Duration::zero();
+            })),
+            "tx_coal_timer");
+  EXPECT_EQ(key_of(with([](auto& p) { p.rx_ring_size = -5; })), "rx_ring_size");
+  EXPECT_EQ(key_of(with([](auto& p) { p.rx_coalesce.usecs = -(1_us); })), "rx_coalesce.usecs");
+  EXPECT_EQ(key_of(with([](auto& p) { p.napi_budget = 0; })), "napi_budget");
+
+  PlatformNic::Params bad = ok;
+  bad.napi_budget = 0;
+  try {
+    PlatformNic nic(bad, pfifo(), zero_costs());
+    FAIL() << "expected InvalidParams";
+  } catch (const InvalidParams& e) {
+    EXPECT_EQ(e.error().key, "napi_budget");
+  }
+  CpuCosts bad_costs;
+  bad_costs.per_poll = -(1_us);
+  EXPECT_THROW(PlatformNic(ok, pfifo(), bad_costs), InvalidParams);
+  EXPECT_THROW(PlatformNic(ok, AnyQueue(), zero_costs()), InvalidParams);
+}
+
+// Works with any qdisc: an AQM (CoDel) drops at dequeue inside the NIC's qdisc run and the
+// identities still hold.
+TEST(PlatformNic, WorksWithCodelAndFifo) {
+  PlatformNic::Params p;
+  p.tx_ring_size = 64;
+  p.tx_wake_free = 32;
+  Wire::Params slow{.rate = Rate::mbit(10)};
+  Link l(p, p, test_costs(), test_costs(), AnyQueue(algo::Codel(algo::Codel::Params{})),
+         AnyQueue(algo::Fifo()), slow);
+  PacketFactory f;
+  auto top_up = [&](Time now) {
+    while (l.a.qdisc().backlog_packets() < 200) {
+      l.a.send(f.make(1514), now);
+    }
+  };
+  top_up(Time::zero());
+  l.run_until(at_ns(2'000'000'000), top_up);
+  EXPECT_GT(l.a.qdisc().stats().dropped_packets, 0u);
+  expect_identities(l.a, l.ab);
+}
+
+}  // namespace
+}  // namespace nicsim::model
