@@ -10,6 +10,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
 
 namespace nicsim {
@@ -86,6 +87,10 @@ class Time {
   explicit constexpr Time(int64_t v) : ns_(v) {}
   int64_t ns_ = 0;
 };
+
+// Printing (test failure messages, reports): "1.500ms", "t=2.000000123s".
+std::ostream& operator<<(std::ostream& os, Duration d);
+std::ostream& operator<<(std::ostream& os, Time t);
 
 constexpr Time min(Time a, Time b) { return a < b ? a : b; }
 constexpr Time max(Time a, Time b) { return a < b ? b : a; }

@@ -57,6 +57,13 @@ void check_queue_properties(E& e, const PropertyConfig& cfg) {
     dequeued_bytes += p->len;
   };
   auto dequeue_checked = [&]() {
+    const std::optional<Time> ready_before = e.next_ready(now);
+    if (e.backlog_packets() == 0) {
+      ASSERT_FALSE(ready_before.has_value()) << "empty but next_ready has a time";
+    } else {
+      ASSERT_TRUE(ready_before.has_value()) << "backlog but next_ready is nullopt";
+      ASSERT_GE(*ready_before, now) << "next_ready is in the past";
+    }
     const Packet* peeked = e.peek(now);
     const uint64_t peek_id = peeked != nullptr ? peeked->id : 0;
     std::optional<Packet> p = e.dequeue(now);
@@ -65,13 +72,13 @@ void check_queue_properties(E& e, const PropertyConfig& cfg) {
       ASSERT_EQ(p->id, peek_id) << "dequeue returned a different packet than peek";
     }
     if (p) {
-      std::optional<Time> ready = e.next_ready(now);
-      (void)ready;
+      ASSERT_EQ(ready_before, now) << "dequeue released a packet that next_ready said must wait";
       take(p);
     } else if (e.backlog_packets() > 0) {
+      // Nothing left now (dequeue-time drops may have emptied the head): it must wait.
       std::optional<Time> ready = e.next_ready(now);
       ASSERT_TRUE(ready.has_value()) << "backlog but next_ready is nullopt";
-      ASSERT_GE(*ready, now);
+      ASSERT_GT(*ready, now) << "next_ready says now, but dequeue returned nothing";
     }
   };
 
