@@ -190,6 +190,7 @@ TEST(AsixRx, LinuxSyncCheckDropsThePartialFrame) {
 }
 
 TEST(AsixRx, LinuxOddTransferEndInsideAFrameIsBadSkbLength) {
+  // §5.2 Linux: errors reset the reassembly state and drop the rest of the URB.
   // asix_rx_fixup_internal advances by (copy_length + 1) & ~1: an odd-sized piece at the end
   // of a URB overshoots it -> "Bad SKB Length": reset, one rx_error.
   AsixRx rx;
@@ -204,6 +205,7 @@ TEST(AsixRx, LinuxOddTransferEndInsideAFrameIsBadSkbLength) {
 }
 
 TEST(AsixRx, LinuxTwoByteTransferAfterASplitHeaderLosesTheFirstHalf) {
+  // §5.2 Linux split 2-byte header half.
   // Pins a Linux quirk: a URB of exactly 2 bytes at a header position is always stored as a
   // first half, even when it is the second half of a split header, so sync is lost.
   AsixRx rx;
@@ -223,6 +225,7 @@ TEST(AsixRx, LinuxTwoByteTransferAfterASplitHeaderLosesTheFirstHalf) {
 }
 
 TEST(AsixRx, ResetForgetsAFrameInProgress) {
+  // §5.2 Linux reassembly state (reset_asix_rx_fixup_info).
   AsixRx rx;
   Bytes s;
   rx.encode_frame(pattern(100, 1), s);
@@ -282,6 +285,7 @@ TEST(AsixRx, LinuxChecks11BitsFreeBsdChecks16) {
 }
 
 TEST(AsixRx, LengthLimits) {
+  // §5.2 length limit.
   // Linux: size > mtu + ETH_HLEN + VLAN_HLEN (1518) -> error, rest dropped.
   // FreeBSD axe_rxeof: len < 14 or > 2046 -> one input error, frame skipped, parsing goes on.
   AsixRx enc;
@@ -315,6 +319,7 @@ TEST(AsixRx, LengthLimits) {
 }
 
 TEST(AsixRx, TruncatedFrame) {
+  // §5.2: FreeBSD "len must fit in the remaining data" vs Linux straddling frames.
   // FreeBSD: "invalid length" (frame past the data) -> error; Linux keeps it as a frame in
   // progress for the next URB.
   AsixRx enc;
@@ -338,6 +343,7 @@ TEST(AsixRx, TruncatedFrame) {
 }
 
 TEST(AsixRx, LeftoverBytesAtAHeaderPosition) {
+  // §5.2 desync handling at the end of a transfer.
   AsixRx enc;
   Bytes t;
   enc.encode_frame(pattern(50), t);
@@ -364,6 +370,7 @@ TEST(AsixRx, LeftoverBytesAtAHeaderPosition) {
 }
 
 TEST(AsixRx, ZeroLengthHeader) {
+  // §5.2/§5.3: a 00 00 FF FF header announces length 0.
   // Linux hands an empty skb up for a zero-length header; FreeBSD counts it as an error.
   Bytes t = {0x00, 0x00, 0xFF, 0xFF};
   AsixRx enc;
@@ -399,6 +406,7 @@ TEST(AsixRx, TransferSizesOfFullSizeFrames) {
 }
 
 TEST(AsixRx, RejectsBadParams) {
+  // §5.2: the Linux limit is MTU + 14 + 4; MTU must be sane.
   auto err = AsixRx::Params{.mtu = 0}.validate();
   ASSERT_TRUE(err);
   EXPECT_EQ(err->key, "mtu");
@@ -447,6 +455,7 @@ TEST(AsixTx, DummyHeaderExactlyOnPacketBoundaries) {
 }
 
 TEST(AsixTx, DeviceDecodeSkipsDummyHeaders) {
+  // §5.3: the dummy header carries no frame.
   AsixTx tx;
   std::vector<Bytes> frames = {pattern(508, 1), pattern(100, 2), pattern(4, 3), pattern(1514, 4)};
   Bytes t;
@@ -462,6 +471,7 @@ TEST(AsixTx, DeviceDecodeSkipsDummyHeaders) {
 }
 
 TEST(AsixTx, RoundTripRandomFrames) {
+  // §5.3: frames packed back to back (FreeBSD) with dummy headers where needed.
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     std::mt19937_64 rng(seed);
     AsixTx tx;
@@ -482,6 +492,7 @@ TEST(AsixTx, RoundTripRandomFrames) {
 }
 
 TEST(AsixTx, MalformedTransfers) {
+  // §5.3 header check on the device side (inferred, see docs); encoder refusals.
   AsixTx tx;
   Bytes t;
   tx.encode_frame(pattern(60), t);
@@ -507,6 +518,7 @@ TEST(AsixTx, MalformedTransfers) {
 }
 
 TEST(AsixTx, RejectsBadParams) {
+  // §5.3/§6.1: bulk max packet size 512 (HS) / 64 (FS).
   for (int64_t mp : {0, -512, 100, 2048}) {
     const auto err = AsixTx::Params{.max_packet = mp}.validate();
     ASSERT_TRUE(err) << mp;
@@ -561,6 +573,7 @@ std::vector<std::pair<std::string, Bytes>> corpus_seeds() {
 }
 
 TEST(AsixFramingFuzzCorpus, SeedsMatchTheEncoders) {
+  // §5.2/§5.3 streams and transfers as produced by the encoders.
   const auto dir = std::filesystem::path(__FILE__).parent_path() / "fuzz_corpus" / "asix_framing";
   const bool write = std::getenv("NICSIM_WRITE_FUZZ_CORPUS") != nullptr;
   if (write) {

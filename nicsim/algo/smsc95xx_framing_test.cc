@@ -62,6 +62,7 @@ void put_le32(Bytes& b, size_t off, uint32_t v) {
 // --- CRC / checksum helpers ----------------------------------------------------------------
 
 TEST(EthernetCrc32, CheckValueAndResidue) {
+  // §4.4: the RX FCS is the IEEE 802.3 CRC-32.
   // CRC-32/ISO-HDLC check value; appending the FCS LSB first leaves the 802.3 residue.
   const std::string s = "123456789";
   const Bytes b(s.begin(), s.end());
@@ -77,6 +78,7 @@ TEST(EthernetCrc32, CheckValueAndResidue) {
 }
 
 TEST(InternetChecksum, HandComputed) {
+  // §4.5: the TX software-checksum fallback (csum_fold(csum_partial(...))).
   // 0x0035 + 0x0035 + 0x0008 + 0x1234 = 0x12A6; complement 0xED59.
   const Bytes b = {0x00, 0x35, 0x00, 0x35, 0x00, 0x08, 0x12, 0x34};
   EXPECT_EQ(internet_checksum(b), 0xED59);
@@ -134,6 +136,7 @@ TEST(Smsc95xxRx, NoCoeAndZeroFcs) {
 }
 
 TEST(Smsc95xxRx, EncodeRejectsFlOverflow) {
+  // §4.4: FL is bits 29:16 of the status word.
   // FL is 14 bits: frame + FCS + COE must be <= 16383.
   Smsc95xxRx rx;
   Bytes t = {1, 2};
@@ -179,6 +182,7 @@ TEST(Smsc95xxRx, RoundTripRandomFrames) {
 }
 
 TEST(Smsc95xxRx, SpanSinkAndStatsAccumulate) {
+  // §4.4: a plain span sink gets the frame bytes; stats add up over transfers.
   Smsc95xxRx rx;
   Bytes t;
   rx.encode_frame(pattern(100), t);
@@ -279,6 +283,7 @@ TEST(Smsc95xxRx, LinuxCountsAnEmptyTailAfterAnEsFrameOrPadding) {
 }
 
 TEST(Smsc95xxRx, LinuxShortLastFrameIsALengthErrorButEarlierOnesAreDelivered) {
+  // §4.4 Linux loop (last frame reuses the URB skb) + §6.2 usbnet rx_process.
   // usbnet rx_process: the URB skb (the last frame) must hold >= ETH_HLEN bytes; frames
   // cloned before it go up regardless.
   Smsc95xxRx rx;
@@ -370,6 +375,7 @@ TEST(Smsc95xxRx, LengthBeyondTheDataAbortsWithoutReadingPastIt) {
 }
 
 TEST(Smsc95xxRx, ShortTransfers) {
+  // §4.4 (Linux rx_fixup entry check; FreeBSD short-transfer skip).
   // Linux smsc95xx_rx_fixup: len < hard_header_len (14) -> return 0 (one rx_error).
   // FreeBSD: actlen < 4 + ETHER_CRC_LEN is ignored ("always a zero length frame after
   // bringing the IF up").
@@ -409,6 +415,7 @@ TEST(Smsc95xxRx, TransferSizesOfFullSizeFrames) {
 }
 
 TEST(Smsc95xxRx, RejectsBadParams) {
+  // §4.3/§4.4: the driver selector must be linux or freebsd.
   Smsc95xxRx::Params p;
   p.driver = static_cast<UsbNetDriver>(7);
   const auto err = p.validate();
@@ -486,6 +493,7 @@ TEST(Smsc95xxTx, SoftwareChecksumForShortFramesAndFieldsNearTheEnd) {
 }
 
 TEST(Smsc95xxTx, DeviceChecksumEqualsDriverSoftwareChecksum) {
+  // §4.5: checksum preamble (start, insert) vs the software fallback.
   // The device's insert (CSUM_ENABLE) and the driver's software path compute the same bytes.
   std::mt19937_64 rng(7);
   const Bytes f = random_frame(rng, 200);
@@ -547,6 +555,7 @@ TEST(Smsc95xxTx, TransferSizes) {
 }
 
 TEST(Smsc95xxTx, MalformedCommandWordsDropTheRest) {
+  // §4.5 command words; device-side handling of bad ones is inferred (see docs).
   Smsc95xxTx tx;
   Bytes good;
   tx.encode_frame(pattern(60), good);
@@ -577,6 +586,7 @@ TEST(Smsc95xxTx, MalformedCommandWordsDropTheRest) {
 }
 
 TEST(Smsc95xxTx, EncodeRejectsWhatDoesNotFit) {
+  // §4.5: buffer size and frame length are 11-bit fields.
   Smsc95xxTx tx;
   Bytes t;
   EXPECT_TRUE(tx.encode_frame(Bytes(2047), t));
@@ -632,6 +642,7 @@ std::vector<std::pair<std::string, Bytes>> corpus_seeds() {
 }
 
 TEST(Smsc95xxFramingFuzzCorpus, SeedsMatchTheEncoders) {
+  // §4.4/§4.5 transfers as produced by the encoders.
   const auto dir =
       std::filesystem::path(__FILE__).parent_path() / "fuzz_corpus" / "smsc95xx_framing";
   const bool write = std::getenv("NICSIM_WRITE_FUZZ_CORPUS") != nullptr;
