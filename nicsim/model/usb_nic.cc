@@ -210,6 +210,7 @@ void UsbNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
   for (int64_t i = 0; i < params_.rx_transfers; ++i) {
     agg_.post_transfer(now_);
   }
+  refresh_next();
 }
 
 void UsbNic::set_observer(Observer* o) {
@@ -241,22 +242,30 @@ Time UsbNic::completion_boundary(Time c) const {
 // ------------------------------------------------------------------------------------------
 // Event loop
 
-std::optional<Time> UsbNic::next_event() const {
+namespace {
+inline void take_min(std::optional<Time>& t, std::optional<Time> x) {
+  if (x && (!t || *x < *t)) {
+    t = x;
+  }
+}
+}  // namespace
+
+void UsbNic::refresh_next() {
   std::optional<Time> t = agenda_.next_time();
-  auto take = [&t](std::optional<Time> x) {
-    if (x && (!t || *x < *t)) {
-      t = x;
-    }
-  };
-  if (in_ != nullptr) {
-    take(in_->next_ready());
-  }
-  take(agg_.next_ready());
-  take(next_bus_out());
-  take(next_mac());
+  take_min(t, agg_.next_ready());
+  take_min(t, next_bus_out());
   if (!on_wire_.empty()) {
-    take(on_wire_.front().last_bit);
+    take_min(t, on_wire_.front().last_bit);
   }
+  internal_next_ = t;
+}
+
+std::optional<Time> UsbNic::next_event() const {
+  std::optional<Time> t = internal_next_;
+  if (in_ != nullptr) {
+    take_min(t, in_->next_ready());
+  }
+  take_min(t, next_mac());
   return t;
 }
 
@@ -303,6 +312,7 @@ void UsbNic::step(Time t) {
     ++stats_.tx_fifo_stalls;
   }
   out_blocked_ = blocked;
+  refresh_next();
 }
 
 void UsbNic::run_action(Time t, const Action& a) {
@@ -565,6 +575,7 @@ Verdict UsbNic::send(Packet&& p, Time now) {
   p.stamp(Stage::kQdiscIn, t);
   const Verdict v = qdisc_.enqueue(std::move(p), t);
   run_qdisc(t);
+  refresh_next();
   return v;
 }
 

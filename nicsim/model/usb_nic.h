@@ -319,6 +319,7 @@ class UsbNic final : public Nic {
   };
 
   void step(Time t);
+  void refresh_next();  // recomputes internal_next_ after the model's state changed
   std::optional<Time> next_bus_out() const;
   std::optional<Time> next_mac() const;
   void bus_out_packet(Time t);
@@ -369,6 +370,9 @@ class UsbNic final : public Nic {
   Time now_;
   bool in_advance_ = false;
   Agenda<Action> agenda_;
+  // Earliest internal event (agenda, device bulk-IN, bulk-OUT, TX FIFO frees); the wires'
+  // parts (arrivals, PAUSE of the outgoing wire) are read live in next_event().
+  std::optional<Time> internal_next_;
 
   // TX, host side.
   PacketFifo requeue_;  // GSO segments taken from the qdisc, not yet submitted

@@ -394,7 +394,6 @@ TEST(UsbNic, AsixBurstSizeSetsFramesPerTransferAndThroughput) {
   EXPECT_GE(r16, 14'200u);
   EXPECT_LE(r16, 17'300u);
   EXPECT_GT(static_cast<double>(r16) / static_cast<double>(r2), 4.0);
-  // FreeBSD copies every frame out of the USB buffer (copy cost 0 here, but counted).
   expect_identities(*k16);
 }
 
