@@ -54,7 +54,8 @@
 // a refreshed PAUSE of pause_time instead of 802.3x quanta + XON; the PAUSE frames themselves
 // take no time on the outgoing wire; TX checksum-offload preambles (SMSC +4 bytes) are not
 // used (the Packet does not say which frames want CHECKSUM_PARTIAL); GSO packets are split
-// into near-equal segments; a payload-carrying GSO packet is sent unsegmented; usbnet's RX
+// into near-equal segments; a payload-carrying GSO packet is sent unsegmented; the Cpu is a
+// FIFO server, so the (hard-IRQ) completion handler does not preempt queued work; usbnet's RX
 // error throttling, the bottom half's 10-URB refill limit and the TX watchdog are not
 // modelled; frame-level malformed-transfer handling happens only with payloads.
 
