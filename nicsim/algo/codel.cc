@@ -1,5 +1,6 @@
 #include "nicsim/algo/codel.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nicsim::algo {
@@ -70,6 +71,10 @@ Codel::Codel(const Params& params)
     : params_(require_valid(params)),
       config_(make_codel_config(params.target, params.interval, params.mtu, params.ecn,
                                 params.ce_threshold, params.ce_threshold_selector,
-                                params.ce_threshold_mask)) {}
+                                params.ce_threshold_mask)) {
+  // At most `limit` packets are stored (the stash included); reserve that up front, within
+  // reason, so the steady state never allocates.
+  pool_.reserve(static_cast<size_t>(std::min<int64_t>(params_.limit, int64_t{1} << 16)));
+}
 
 }  // namespace nicsim::algo

@@ -15,7 +15,9 @@
 //  2. class Codel, a QueueElement like sch_codel: tail drop at `limit` packets on enqueue,
 //     CoDel at dequeue. peek(now) runs the dequeue logic once and stashes the packet, like
 //     qdisc_peek_dequeued; the stashed packet still counts in the backlog and against the
-//     limit, and the following dequeue returns it without running CoDel again.
+//     limit, and the following dequeue returns it without running CoDel again. Packets live
+//     in a PacketPool; CoDel looks at them in place and a packet is moved out only once,
+//     when it is delivered.
 //
 // Units: CoDel time is 1024 ns per unit (ns >> 10) in a uint32_t that wraps every ~73 min
 // and is compared through signed 32-bit differences (§8.1); target, interval and
@@ -159,23 +161,28 @@ inline bool codel_should_drop(const Packet* skb, CodelVars& vars, const CodelCon
   return codel_time_after(now, vars.first_above_time);  // strictly after
 }
 
-// The CoDel dequeue state machine on one queue.
-//   dequeue_fn(std::optional<Packet>& out) -> bool: moves the queue's head into `out` (or
-//     resets it when the queue is empty) and lowers the byte counter `backlog` refers to;
-//   drop_fn(const Packet&): accounts and reports a packet CoDel drops (it is discarded
-//     afterwards);
+// The CoDel dequeue state machine on one queue. The queue is reached through callbacks, so
+// the same code serves sch_codel's single queue and each fq_codel flow:
+//   dequeue_fn() -> Packet*: unlinks the queue's head, lowers the byte counter `backlog`
+//     refers to, and returns the packet (nullptr when the queue is empty). The packet stays
+//     where it is stored; it remains valid until drop_fn or the caller releases it. At most
+//     one such packet is outstanding: codel_dequeue drops the current one before it asks
+//     for the next.
+//   drop_fn(Packet&): accounts, reports and releases a packet CoDel drops;
 //   mark_fn(const Packet&): accounts and reports a CE mark.
-// Returns the packet to send, or nullopt once the queue is empty.
+// Returns the packet to deliver (the caller moves it out and releases its storage), or
+// nullptr once the queue is empty.
 template <class DequeueFn, class DropFn, class MarkFn>
-std::optional<Packet> codel_dequeue(CodelVars& vars, const CodelConfig& config, CodelStats& stats,
-                                    CodelTime now, const uint64_t& backlog, DequeueFn&& dequeue_fn,
-                                    DropFn&& drop_fn, MarkFn&& mark_fn) {
-  std::optional<Packet> skb;
-  if (!dequeue_fn(skb)) {
+[[gnu::always_inline]] inline Packet* codel_dequeue(CodelVars& vars, const CodelConfig& config,
+                                                    CodelStats& stats, CodelTime now,
+                                                    const uint64_t& backlog, DequeueFn&& dequeue_fn,
+                                                    DropFn&& drop_fn, MarkFn&& mark_fn) {
+  Packet* skb = dequeue_fn();
+  if (skb == nullptr) {
     vars.dropping = false;
     return skb;
   }
-  const bool drop = codel_should_drop(&*skb, vars, config, stats, backlog, now);
+  const bool drop = codel_should_drop(skb, vars, config, stats, backlog, now);
   if (vars.dropping) {
     if (!drop) {
       vars.dropping = false;  // sojourn went below target: leave the dropping state
@@ -193,8 +200,8 @@ std::optional<Packet> codel_dequeue(CodelVars& vars, const CodelConfig& config, 
         stats.drop_len += skb->len;
         ++stats.drop_count;
         drop_fn(*skb);
-        dequeue_fn(skb);
-        if (!codel_should_drop(skb ? &*skb : nullptr, vars, config, stats, backlog, now)) {
+        skb = dequeue_fn();
+        if (!codel_should_drop(skb, vars, config, stats, backlog, now)) {
           vars.dropping = false;
         } else {
           vars.drop_next = codel_control_law(vars.drop_next, config.interval, vars.rec_inv_sqrt);
@@ -209,9 +216,9 @@ std::optional<Packet> codel_dequeue(CodelVars& vars, const CodelConfig& config, 
       stats.drop_len += skb->len;
       ++stats.drop_count;
       drop_fn(*skb);
-      dequeue_fn(skb);
+      skb = dequeue_fn();
       // Evaluated for its side effects on first_above_time / ldelay only.
-      codel_should_drop(skb ? &*skb : nullptr, vars, config, stats, backlog, now);
+      codel_should_drop(skb, vars, config, stats, backlog, now);
     }
     vars.dropping = true;
     // If we went above target soon after the last episode, its drop rate is a good start.
@@ -226,7 +233,8 @@ std::optional<Packet> codel_dequeue(CodelVars& vars, const CodelConfig& config, 
     vars.lastcount = vars.count;
     vars.drop_next = codel_control_law(now, config.interval, vars.rec_inv_sqrt);
   }
-  if (skb && config.ce_threshold_enabled && codel_time_after(vars.ldelay, config.ce_threshold)) {
+  if (skb != nullptr && config.ce_threshold_enabled &&
+      codel_time_after(vars.ldelay, config.ce_threshold)) {
     const bool eligible = config.ce_threshold_mask == 0 ||
                           (skb->tos & config.ce_threshold_mask) == config.ce_threshold_selector;
     if (eligible && skb->set_ce()) {
@@ -263,13 +271,16 @@ class Codel {
 
   Verdict enqueue(Packet&& p, Time now);
   std::optional<Packet> dequeue(Time now);
+  // The returned pointer is valid until the next enqueue or dequeue.
   const Packet* peek(Time now);
   std::optional<Time> next_ready(Time now) const {
-    return backlog_packets() > 0 ? std::optional<Time>(now) : std::nullopt;
+    return qlen_ > 0 ? std::optional<Time>(now) : std::nullopt;
   }
 
-  uint64_t backlog_packets() const { return queue_.size() + (stash_ ? 1 : 0); }
-  uint64_t backlog_bytes() const { return backlog_bytes_ + (stash_ ? stash_->len : 0); }
+  uint64_t backlog_packets() const { return qlen_; }
+  uint64_t backlog_bytes() const {
+    return backlog_bytes_ + (stash_ != kNil ? pool_.packet(stash_).len : 0);
+  }
   const Stats& stats() const { return stats_; }
   const Params& params() const { return params_; }
   const CodelConfig& config() const { return config_; }
@@ -277,14 +288,20 @@ class Codel {
   void set_observer(Observer* o) { observer_ = o; }
 
  private:
-  std::optional<Packet> codel_dequeue_now(Time now);
+  static constexpr uint32_t kNil = PacketPool::kNil;
+
+  // Runs codel_dequeue; returns the pool node of the packet to deliver, or kNil.
+  uint32_t codel_dequeue_node(Time now);
 
   Params params_;
   CodelConfig config_;
   CodelVars vars_;
-  PacketFifo queue_;
-  uint64_t backlog_bytes_ = 0;   // bytes in queue_ (sch->qstats.backlog, stash excluded)
-  std::optional<Packet> stash_;  // packet taken by peek(), returned by the next dequeue()
+  PacketPool pool_;
+  PacketList queue_;
+  uint64_t qlen_ = 0;           // packets in queue_ + stash (sch->q.qlen)
+  uint64_t backlog_bytes_ = 0;  // bytes in queue_ (sch->qstats.backlog, stash excluded)
+  uint32_t cur_ = kNil;         // node of the packet codel_dequeue is looking at
+  uint32_t stash_ = kNil;       // node taken by peek(), returned by the next dequeue()
   Stats stats_;
   Observer* observer_ = nullptr;
 };
@@ -294,7 +311,7 @@ static_assert(QueueElement<Codel>);
 inline Verdict Codel::enqueue(Packet&& p, Time now) {
   ++stats_.enqueued_packets;
   stats_.enqueued_bytes += p.len;
-  if (backlog_packets() >= static_cast<uint64_t>(params_.limit)) {
+  if (qlen_ >= static_cast<uint64_t>(params_.limit)) {
     ++stats_.drop_overlimit;
     ++stats_.dropped_packets;
     stats_.dropped_bytes += p.len;
@@ -305,64 +322,80 @@ inline Verdict Codel::enqueue(Packet&& p, Time now) {
   }
   p.enqueue_ts = now;  // codel_set_enqueue_time
   backlog_bytes_ += p.len;
+  ++qlen_;
   if (observer_ != nullptr) {
     observer_->on_enqueue(now, p);
   }
-  queue_.push_back(std::move(p));
+  queue_.push_back(pool_, std::move(p));
   return Verdict::kQueued;
 }
 
-inline std::optional<Packet> Codel::codel_dequeue_now(Time now) {
-  return codel_dequeue(
+inline uint32_t Codel::codel_dequeue_node(Time now) {
+  Packet* p = codel_dequeue(
       vars_, config_, stats_.codel, codel_time(now), backlog_bytes_,
-      [this](std::optional<Packet>& out) {
+      [this]() -> Packet* {
         if (queue_.empty()) {
-          out.reset();
-          return false;
+          cur_ = kNil;
+          return nullptr;
         }
-        out = queue_.pop_front();
-        backlog_bytes_ -= out->len;
-        return true;
+        // Unlink the head node without moving the packet out of the pool.
+        cur_ = queue_.head;
+        queue_.head = pool_.next(cur_);
+        if (queue_.head == kNil) {
+          queue_.tail = kNil;
+        }
+        --queue_.size;
+        --qlen_;
+        Packet& skb = pool_.packet(cur_);
+        backlog_bytes_ -= skb.len;
+        return &skb;
       },
-      [this, now](const Packet& p) {
+      [this, now](Packet& dropped) {
         ++stats_.dropped_packets;
-        stats_.dropped_bytes += p.len;
+        stats_.dropped_bytes += dropped.len;
         if (observer_ != nullptr) {
-          observer_->on_drop(now, p, DropReason::kCodel);
+          observer_->on_drop(now, dropped, DropReason::kCodel);
         }
+        pool_.release(cur_);
       },
-      [this, now](const Packet& p) {
+      [this, now](const Packet& marked) {
         ++stats_.ecn_marked;
         if (observer_ != nullptr) {
-          observer_->on_mark(now, p);
+          observer_->on_mark(now, marked);
         }
       });
+  return p != nullptr ? cur_ : kNil;
 }
 
 inline std::optional<Packet> Codel::dequeue(Time now) {
-  std::optional<Packet> p;
-  if (stash_) {
-    p = std::move(stash_);
-    stash_.reset();
+  uint32_t node = stash_;
+  if (node != kNil) {
+    stash_ = kNil;
+    --qlen_;
   } else {
-    p = codel_dequeue_now(now);
-    if (!p) {
-      return p;
+    node = codel_dequeue_node(now);  // already out of qlen_
+    if (node == kNil) {
+      return std::nullopt;
     }
   }
+  const Packet& p = pool_.packet(node);
   ++stats_.dequeued_packets;
-  stats_.dequeued_bytes += p->len;
+  stats_.dequeued_bytes += p.len;
   if (observer_ != nullptr) {
-    observer_->on_dequeue(now, *p);
+    observer_->on_dequeue(now, p);
   }
-  return p;
+  return std::optional<Packet>(pool_.release(node));
 }
 
 inline const Packet* Codel::peek(Time now) {
-  if (!stash_) {
-    stash_ = codel_dequeue_now(now);
+  if (stash_ == kNil) {
+    stash_ = codel_dequeue_node(now);
+    if (stash_ == kNil) {
+      return nullptr;
+    }
+    ++qlen_;  // the stash still counts in qlen, as qdisc_peek_dequeued re-adds it
   }
-  return stash_ ? &*stash_ : nullptr;
+  return &pool_.packet(stash_);
 }
 
 }  // namespace nicsim::algo
