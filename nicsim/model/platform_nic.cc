@@ -223,7 +223,7 @@ void PlatformNic::qdisc_run(Time now) {
   }
   in_qdisc_run_ = true;
   ++stats_.qdisc_runs;
-  qdisc_watchdog_.reset();
+  qdisc_watchdog_ = kNever;
   int64_t quota = params_.dev_tx_weight;
   Time cursor = now;
   bool throttled = false;
@@ -241,7 +241,7 @@ void PlatformNic::qdisc_run(Time now) {
       if (qdisc_has_backlog() && !qdisc_run_pending_) {
         qdisc_run_pending_ = true;
         ++stats_.qdisc_reschedules;
-        agenda_.schedule(cursor, Action{ActionKind::kQdiscRun, kNoCtx, 0});
+        schedule(cursor, Action{ActionKind::kQdiscRun, kNoCtx, 0});
       }
       break;
     }
@@ -390,8 +390,7 @@ Time PlatformNic::xmit_one(XmitEntry& e, bool more, Time cursor) {
     }
     stats_.largest_kick_batch = std::max(stats_.largest_kick_batch, xmits_since_kick_);
     xmits_since_kick_ = 0;
-    agenda_.schedule(cursor + params_.doorbell_latency,
-                     Action{ActionKind::kDoorbell, kNoCtx, tx_posted_});
+    schedule(cursor + params_.doorbell_latency, Action{ActionKind::kDoorbell, kNoCtx, tx_posted_});
   }
   return cursor;
 }
@@ -440,7 +439,7 @@ void PlatformNic::arm_tx_timer(Time t) {
     return;
   }
   if (napi_[tx_ctx_].scheduled) {
-    tx_timer_at_.reset();
+    tx_timer_at_ = kNever;
   } else {
     tx_timer_at_ = t + params_.tx_coal_timer;
   }
@@ -456,7 +455,7 @@ void PlatformNic::tx_engine_start(Time t) {
   const Time free = out_->free_at(t);
   if (free > t) {  // PAUSE: look again when it ends (it may be extended meanwhile)
     tx_engine_waiting_ = true;
-    agenda_.schedule(free, Action{ActionKind::kTxEngine, kNoCtx, 0});
+    schedule(free, Action{ActionKind::kTxEngine, kNoCtx, 0});
     return;
   }
   TxSlot& s = slot(tx_hw_next_);
@@ -480,7 +479,7 @@ void PlatformNic::tx_engine_start(Time t) {
   stats_.tx_bytes += frame.len;
   const Wire::TxTiming timing = out_->transmit(std::move(frame), t);
   tx_engine_busy_ = true;
-  agenda_.schedule(timing.last_bit, Action{ActionKind::kTxDone, kNoCtx, 0});
+  schedule(timing.last_bit, Action{ActionKind::kTxDone, kNoCtx, 0});
 }
 
 void PlatformNic::on_tx_done(Time t) {
@@ -496,15 +495,16 @@ void PlatformNic::on_tx_done(Time t) {
 }
 
 void PlatformNic::on_descriptor_completed(const TxSlot& s, Time t) {
-  if (params_.tx_completion == TxCompletion::kIrq) {
-    if (tx_irq_.on_event(t)) {
-      raise_irq(tx_ctx_, IrqCause::kTx, t);
+  if (params_.tx_completion != TxCompletion::kIrq) {
+    if (!s.ic) {
+      return;
     }
-  } else if (s.ic) {
     ++ic_done_unclaimed_;
-    if (tx_irq_.on_event(t)) {
-      raise_irq(tx_ctx_, IrqCause::kTx, t);
-    }
+  }
+  const bool fire = tx_irq_.on_event(t);
+  tx_irq_at_ = timer_of(tx_irq_);
+  if (fire) {
+    raise_irq(tx_ctx_, IrqCause::kTx, t);
   }
 }
 
@@ -565,7 +565,7 @@ void PlatformNic::finish_tx_clean(uint64_t n, Time t) {
 }
 
 void PlatformNic::tx_timer_fire(Time t) {
-  tx_timer_at_.reset();
+  tx_timer_at_ = kNever;
   ++stats_.tx_timer_fires;
   if (params_.tx_completion == TxCompletion::kStmmac2014) {
     // stmmac_tx_timer → stmmac_tx_clean directly, in timer context.
@@ -573,7 +573,7 @@ void PlatformNic::tx_timer_fire(Time t) {
     const Time done =
         cpu_->run(t, costs_.per_interrupt + costs_.per_tx_clean * static_cast<int64_t>(k));
     if (k > 0) {
-      agenda_.schedule(done, Action{ActionKind::kTxCleanDone, kNoCtx, k});
+      schedule(done, Action{ActionKind::kTxCleanDone, kNoCtx, k});
     }
     return;
   }
@@ -588,6 +588,7 @@ void PlatformNic::tx_timer_fire(Time t) {
 
 void PlatformNic::rx_arrival(Time t) {
   std::optional<Packet> f = in_->pop_arrived(t);
+  next_arrival_ = kNever;
   ++stats_.rx_arrived;
   if (rx_ring_.size() >= static_cast<size_t>(params_.rx_ring_size)) {
     ++stats_.rx_missed;  // no free descriptor: the MAC drops it (rx_missed / overflow)
@@ -598,7 +599,9 @@ void PlatformNic::rx_arrival(Time t) {
   }
   rx_ring_.push_back(std::move(*f));
   stats_.max_rx_ring = std::max<uint64_t>(stats_.max_rx_ring, rx_ring_.size());
-  if (rx_irq_.on_event(t)) {
+  const bool fire = rx_irq_.on_event(t);
+  rx_irq_at_ = timer_of(rx_irq_);
+  if (fire) {
     raise_irq(rx_ctx_, IrqCause::kRx, t);
   }
 }
@@ -621,8 +624,9 @@ void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
   if (n.tx) {
     tx_irq_.mask();
   }
+  sync_irq_timers();
   const Time t1 = cpu_->run(t, costs_.per_interrupt);
-  agenda_.schedule(t1, Action{ActionKind::kNapiPoll, ctx, 0});
+  schedule(t1, Action{ActionKind::kNapiPoll, ctx, 0});
 }
 
 void PlatformNic::napi_poll(uint8_t ctx, Time t) {
@@ -635,11 +639,11 @@ void PlatformNic::napi_poll(uint8_t ctx, Time t) {
     const uint64_t k = claim_tx_done();
     if (k > 0) {
       const Time t2 = cpu_->run(t1, costs_.per_tx_clean * static_cast<int64_t>(k));
-      agenda_.schedule(t2, Action{ActionKind::kTxCleanDone, ctx, k});
+      schedule(t2, Action{ActionKind::kTxCleanDone, ctx, k});
       return;
     }
   }
-  agenda_.schedule(t1, Action{ActionKind::kNapiRx, ctx, 0});
+  schedule(t1, Action{ActionKind::kNapiRx, ctx, 0});
 }
 
 void PlatformNic::rx_next(uint8_t ctx, Time t) {
@@ -647,7 +651,7 @@ void PlatformNic::rx_next(uint8_t ctx, Time t) {
   if (n.rx && n.work < params_.napi_budget && !rx_ring_.empty()) {
     const Packet& f = rx_ring_.front();
     const Time done = cpu_->run(t, costs_.per_rx_frame + costs_.copy(f.len));
-    agenda_.schedule(done, Action{ActionKind::kRxFrameDone, ctx, 0});
+    schedule(done, Action{ActionKind::kRxFrameDone, ctx, 0});
     return;
   }
   poll_end(ctx, t);
@@ -673,7 +677,7 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
     if (n.tx && modern && tx_posted_ != tx_cleaned_) {
       arm_tx_timer(t);  // NAPI still scheduled: cancels the timer
     }
-    agenda_.schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
+    schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
     return;
   }
   // napi_complete_done: re-enable the interrupt. Completions the poll handled no longer count;
@@ -699,6 +703,7 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
       arm_tx_timer(t);  // stmmac_napi_poll_tx: pending packets re-arm the timer
     }
   }
+  sync_irq_timers();
   if (fire_rx || fire_tx) {
     raise_irq(ctx, fire_rx ? IrqCause::kRx : IrqCause::kTx, t);
   }
@@ -743,66 +748,68 @@ void PlatformNic::dispatch(Time t, const Action& a) {
 }
 
 std::optional<Time> PlatformNic::next_event() const {
-  std::optional<Time> best = agenda_.next_time();
-  auto consider = [&best](std::optional<Time> t) {
-    if (t && (!best || *t < *best)) {
-      best = t;
-    }
-  };
+  Time best = min(min(rx_irq_at_, tx_irq_at_), min(tx_timer_at_, qdisc_watchdog_));
+  best = min(best, agenda_next_);
   if (in_ != nullptr) {
-    consider(in_->next_ready());
+    best = min(best, next_arrival());
   }
-  consider(rx_irq_.next_ready());
-  consider(tx_irq_.next_ready());
-  consider(tx_timer_at_);
-  consider(qdisc_watchdog_);
+  if (best == kNever) {
+    return std::nullopt;
+  }
   return best;
 }
 
 void PlatformNic::advance(Time now) {
-  enum Source { kNone, kArrival, kRxTimer, kTxTimer, kStmmacTimer, kWatchdog, kAgenda };
+  enum Source { kArrival, kRxTimer, kTxTimer, kStmmacTimer, kWatchdog, kAgenda };
   for (;;) {
     // The earliest event due by `now`; ties go to the first source in this order.
-    Source src = kNone;
-    Time best = now;
-    auto pick = [&](std::optional<Time> at, Source s) {
-      if (at && *at <= now && (src == kNone || *at < best)) {
-        best = *at;
+    Time best = next_arrival();
+    Source src = kArrival;
+    auto pick = [&](Time at, Source s) {
+      if (at < best) {
+        best = at;
         src = s;
       }
     };
-    pick(in_->next_ready(), kArrival);
-    pick(rx_irq_.next_ready(), kRxTimer);
-    pick(tx_irq_.next_ready(), kTxTimer);
+    pick(rx_irq_at_, kRxTimer);
+    pick(tx_irq_at_, kTxTimer);
     pick(tx_timer_at_, kStmmacTimer);
     pick(qdisc_watchdog_, kWatchdog);
-    pick(agenda_.next_time(), kAgenda);
+    pick(agenda_next_, kAgenda);
+    if (best > now) {
+      return;
+    }
     switch (src) {
-      case kNone:
-        return;
       case kArrival:
         rx_arrival(best);
         break;
-      case kRxTimer:
-        if (rx_irq_.expire(best)) {
+      case kRxTimer: {
+        const bool fire = rx_irq_.expire(best);
+        rx_irq_at_ = timer_of(rx_irq_);
+        if (fire) {
           raise_irq(rx_ctx_, IrqCause::kRx, best);
         }
         break;
-      case kTxTimer:
-        if (tx_irq_.expire(best)) {
+      }
+      case kTxTimer: {
+        const bool fire = tx_irq_.expire(best);
+        tx_irq_at_ = timer_of(tx_irq_);
+        if (fire) {
           raise_irq(tx_ctx_, IrqCause::kTx, best);
         }
         break;
+      }
       case kStmmacTimer:
         tx_timer_fire(best);
         break;
       case kWatchdog:
-        qdisc_watchdog_.reset();
+        qdisc_watchdog_ = kNever;
         ++stats_.qdisc_watchdogs;
         qdisc_run(best);
         break;
       case kAgenda: {
         auto due = agenda_.pop_due(best);
+        agenda_next_ = agenda_.next_time().value_or(kNever);
         dispatch(due->first, due->second);
         break;
       }

@@ -275,6 +275,7 @@ class PlatformNic final : public Nic {
   };
   enum class IrqCause : uint8_t { kRx, kTx, kTimer };
   static constexpr uint8_t kNoCtx = 0xff;
+  static constexpr Time kNever = Time::max();  // "no such event" for the cached times
 
   struct TxSlot {
     Packet frame;  // the frame (TSO: super-packet) until its last bit is handed out
@@ -336,6 +337,31 @@ class PlatformNic final : public Nic {
   void tx_timer_fire(Time t);
   void dispatch(Time t, const Action& a);
   TxSlot& slot(uint64_t index) { return tx_ring_[index & tx_ring_mask_]; }
+  // The incoming wire's next arrival. Only this NIC pops that wire and the peer only appends,
+  // so a known front stays valid until our own pop; an empty wire is asked again every time.
+  Time next_arrival() const {
+    if (next_arrival_ == kNever && in_->in_flight() != 0) {
+      next_arrival_ = in_->next_ready().value_or(kNever);
+    }
+    return next_arrival_;
+  }
+  // Agenda insertion keeping agenda_next_ (the earliest action's time) current, so the hot
+  // next_event()/advance() loop does not rebuild a std::optional per look.
+  void schedule(Time at, const Action& a) {
+    agenda_.schedule(at, a);
+    agenda_next_ = min(agenda_next_, at);
+  }
+  // The coalescers' timer expiries, cached after every change (next_event() is hot).
+  void sync_irq_timers() {
+    rx_irq_at_ = timer_of(rx_irq_);
+    tx_irq_at_ = timer_of(tx_irq_);
+  }
+  static Time timer_of(const algo::IrqCoalescer& c) {
+    if (c.masked() || c.pending() == 0 || c.params().usecs == Duration::zero()) {
+      return kNever;  // what next_ready() says, without the call
+    }
+    return c.next_ready().value_or(kNever);
+  }
 
   Params params_;
   CpuCosts costs_;
@@ -343,7 +369,11 @@ class PlatformNic final : public Nic {
   algo::Doorbell doorbell_;
   algo::IrqCoalescer tx_irq_;  // tx-usecs/frames (irq) or IC interrupts (stmmac: frames = 1)
   algo::IrqCoalescer rx_irq_;
+  mutable Time next_arrival_ = kNever;  // cache of in_->next_ready(), see next_arrival()
+  Time tx_irq_at_ = kNever;             // tx_irq_.next_ready()
+  Time rx_irq_at_ = kNever;             // rx_irq_.next_ready()
   Agenda<Action> agenda_;
+  Time agenda_next_ = kNever;  // agenda_.next_time(), or kNever
   Wire* out_ = nullptr;
   Wire* in_ = nullptr;
   Cpu* cpu_ = nullptr;
@@ -355,8 +385,8 @@ class PlatformNic final : public Nic {
   EntryFifo requeue_;                 // q->gso_skb
   uint64_t requeue_bytes_ = 0;
   bool in_qdisc_run_ = false;
-  bool qdisc_run_pending_ = false;      // NET_TX softirq scheduled
-  std::optional<Time> qdisc_watchdog_;  // throttled qdisc: run again at this time
+  bool qdisc_run_pending_ = false;  // NET_TX softirq scheduled
+  Time qdisc_watchdog_ = kNever;    // throttled qdisc: run again at this time
 
   // TX ring: monotonic entry counters, posted >= visible >= hw_next >= done >= claimed >= cleaned.
   std::vector<TxSlot> tx_ring_;
@@ -376,7 +406,7 @@ class PlatformNic final : public Nic {
   bool tx_engine_waiting_ = false;
   // stmmac mitigation.
   int64_t tx_count_frames_ = 0;
-  std::optional<Time> tx_timer_at_;
+  Time tx_timer_at_ = kNever;  // stmmac TX timer expiry
   std::vector<TxRelease> releases_;
 
   // RX and NAPI.

@@ -12,7 +12,9 @@
 
 #include "nicsim/algo/codel.h"
 #include "nicsim/algo/fifo.h"
+#include "nicsim/algo/fq_codel.h"
 #include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/algo/tbf.h"
 #include "nicsim/testing/packet_factory.h"
 #include "nicsim/testing/recording_observer.h"
 
@@ -666,10 +668,35 @@ TEST(PlatformNic, BypassOnlyWhenTheQdiscIsEmpty) {
   EXPECT_EQ(l.a.stats().xmits, 1u);
 }
 
+// A non-work-conserving qdisc (TBF, which does not set TCQ_F_CAN_BYPASS) is run again at its
+// next_ready, like the qdisc watchdog: a 10 Mbit/s TBF spaces frames by 1.2112 ms.
+TEST(PlatformNic, ThrottledQdiscIsRunAgainAtItsNextReady) {
+  PlatformNic::Params p;
+  p.qdisc_bypass = false;
+  algo::Tbf::Params tbf{.rate = Rate::mbit(10), .burst = 1514, .limit = 100'000};
+  Link l(p, p, zero_costs(), zero_costs(), AnyQueue(algo::Tbf(tbf)), pfifo());
+  PacketFactory f;
+  for (int i = 0; i < 10; ++i) {
+    l.a.send(f.make(1514), Time::zero());
+  }
+  l.run_until(at_ns(100'000'000));
+  ASSERT_EQ(l.sink_b.delivered.size(), 10u);
+  for (int64_t k = 0; k < 10; ++k) {
+    EXPECT_EQ(l.sink_b.delivered[static_cast<size_t>(k)].wire_start, at_ns(1'000 + k * 1'211'200));
+  }
+  EXPECT_EQ(l.a.stats().qdisc_watchdogs, 9u);
+  expect_identities(l.a, l.ab);
+}
+
 // Every frame sent is on the wire, dropped, or still queued; every frame that arrived is
 // delivered, dropped or in the RX ring — after random seeded two-way traffic with GSO, small
 // rings, a short qdisc, slow CPUs and each completion mode.
 TEST(PlatformNic, ConservationUnderRandomTraffic) {
+  uint64_t fq_codel_drops = 0;
+  uint64_t pfifo_drops = 0;
+  uint64_t rx_missed = 0;
+  uint64_t requeues = 0;
+  uint64_t bql_stops = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937_64 rng(seed);
@@ -698,7 +725,12 @@ TEST(PlatformNic, ConservationUnderRandomTraffic) {
     CpuCosts costs = test_costs();
     costs.per_rx_frame = Duration::ns(pick(100, 30'000));
     costs.copy_ps_per_byte = pick(0, 1000);
-    Link l(p, p, costs, test_costs(), pfifo(pick(20, 200)), pfifo(1000),
+    // Odd seeds: fq_codel with a small packet limit (overlimit drops from the fattest flow,
+    // CoDel drops at dequeue); even seeds: a short pfifo_fast (tail drops).
+    AnyQueue qdisc_a = seed % 2 == 1 ? AnyQueue(algo::FqCodel(algo::FqCodel::Params{
+                                           .limit = pick(20, 200), .target = 500_us}))
+                                     : pfifo(pick(20, 200));
+    Link l(p, p, costs, test_costs(), std::move(qdisc_a), pfifo(1000),
            Wire::Params{.rate = Rate::mbit(static_cast<uint64_t>(pick(100, 1000))),
                         .delay = Duration::us(pick(0, 50))});
     testing::RecordingObserver qdisc_drops;
@@ -761,7 +793,17 @@ TEST(PlatformNic, ConservationUnderRandomTraffic) {
     if (const algo::Dql* dql = l.a.doorbell().dql()) {
       EXPECT_EQ(dql->inflight(), 0u);
     }
+    (seed % 2 == 1 ? fq_codel_drops : pfifo_drops) += l.a.qdisc().stats().dropped_packets;
+    rx_missed += l.a.stats().rx_missed + l.b.stats().rx_missed;
+    requeues += l.a.stats().requeues;
+    bql_stops += l.a.stats().bql_stops;
   }
+  // The random runs do exercise the drop, requeue and stop paths.
+  EXPECT_GT(fq_codel_drops, 0u);
+  EXPECT_GT(pfifo_drops, 0u);
+  EXPECT_GT(rx_missed, 0u);
+  EXPECT_GT(requeues, 0u);
+  EXPECT_GT(bql_stops, 0u);
 }
 
 TEST(PlatformNic, CountersSampleAndDescribe) {
