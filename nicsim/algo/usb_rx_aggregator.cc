@@ -37,12 +37,20 @@ UsbRxAggregator::UsbRxAggregator(const Params& params)
     : params_(require_valid(params)),
       slot_(Duration::ns(125'000 / params.packets_per_microframe)) {}
 
-uint64_t UsbRxAggregator::sendable_bytes() const {
+// Which waiting frames fit in the rest of the current transfer. Cached: the FIFO walk runs
+// once per state change, not on every next_ready() query.
+const UsbRxAggregator::Fit& UsbRxAggregator::fit() const {
+  if (!fit_dirty_) {
+    return fit_;
+  }
+  fit_dirty_ = false;
+  fit_ = Fit{};
   if (fifo_.empty()) {
-    return 0;
+    return fit_;
   }
   if (params_.mode == Mode::kSingleFrame) {
-    return fifo_.front().usb_len - head_sent_;
+    fit_.sendable = fifo_.front().usb_len - head_sent_;
+    return fit_;
   }
   // Bytes of the frames (from the head) that fit in the rest of this transfer. The bytes of
   // frames already moved into the transfer are current_.bytes.
@@ -51,26 +59,20 @@ uint64_t UsbRxAggregator::sendable_bytes() const {
   uint64_t sendable = 0;
   for (const Frame& f : fifo_) {
     if (total + f.usb_len > cap) {
+      fit_.all_fit = false;
       break;
     }
     total += f.usb_len;
     sendable += f.usb_len;
   }
-  return sendable - head_sent_;
+  fit_.sendable = sendable - head_sent_;
+  return fit_;
 }
 
-bool UsbRxAggregator::next_frame_fits() const {
-  // True unless a frame is waiting that cannot join this transfer (so waiting is pointless).
-  const uint64_t cap = static_cast<uint64_t>(params_.burst_cap_bytes);
-  uint64_t total = current_.bytes;
-  for (const Frame& f : fifo_) {
-    if (total + f.usb_len > cap) {
-      return false;
-    }
-    total += f.usb_len;
-  }
-  return true;
-}
+uint64_t UsbRxAggregator::sendable_bytes() const { return fit().sendable; }
+
+// True unless a frame is waiting that cannot join this transfer (so waiting is pointless).
+bool UsbRxAggregator::next_frame_fits() const { return fit().all_fit; }
 
 void UsbRxAggregator::update_pause() {
   if (params_.pause_high_bytes == 0) {
@@ -103,6 +105,7 @@ bool UsbRxAggregator::frame_arrived(Packet&& frame, uint32_t usb_len, Time now) 
   frame.enqueue_ts = now;
   fifo_.push_back(Frame{std::move(frame), usb_len});
   fifo_bytes_ += usb_len;
+  fit_dirty_ = true;
   stats_.max_fifo_bytes = std::max(stats_.max_fifo_bytes, fifo_bytes_);
   update_pause();
   // A frame arriving while less than a full packet was waiting starts the bulk-in delay
@@ -111,6 +114,13 @@ bool UsbRxAggregator::frame_arrived(Packet&& frame, uint32_t usb_len, Time now) 
     hold_deadline_ = now + params_.hold_time;
   }
   return true;
+}
+
+void UsbRxAggregator::recycle(std::vector<Packet>&& frames) {
+  frames.clear();
+  if (spare_frames_.size() < 8) {
+    spare_frames_.push_back(std::move(frames));
+  }
 }
 
 void UsbRxAggregator::post_transfer(Time now) {
@@ -139,6 +149,7 @@ void UsbRxAggregator::send_packet(Time at, uint32_t bytes) {
   ++current_.usb_packets;
   ++stats_.usb_packets;
   head_sent_ += bytes;
+  fit_dirty_ = true;
   move_sent_frames();
 }
 
@@ -155,7 +166,12 @@ void UsbRxAggregator::finish_transfer(Time end, bool zlp, bool by_cap) {
   }
   completed_.push_back(std::move(current_));
   current_ = Transfer{};
+  if (!spare_frames_.empty()) {
+    current_.frames = std::move(spare_frames_.back());
+    spare_frames_.pop_back();
+  }
   active_ = false;
+  fit_dirty_ = true;
   --posted_;
   // Data left over (a frame that did not fit) starts a new shortfall period.
   hold_deadline_.reset();

@@ -117,6 +117,10 @@ class UsbRxAggregator {
   // Advances to `now` and returns the oldest transfer completed by then, if any.
   std::optional<Transfer> pop_completed(Time now);
 
+  // Hands back a delivered transfer's (emptied) frame vector so the next transfer reuses its
+  // capacity instead of allocating (optional; keeps the steady state allocation-free).
+  void recycle(std::vector<Packet>&& frames);
+
   bool pause_asserted() const { return paused_; }
   uint64_t fifo_bytes() const { return fifo_bytes_; }
   uint64_t fifo_frames() const { return fifo_.size(); }
@@ -130,6 +134,11 @@ class UsbRxAggregator {
     Packet packet;
     uint32_t usb_len;
   };
+  struct Fit {
+    uint64_t sendable = 0;  // bytes of waiting frames that fit in the rest of the transfer
+    bool all_fit = true;    // no waiting frame is excluded by the burst cap
+  };
+  const Fit& fit() const;
   uint64_t sendable_bytes() const;
   bool next_frame_fits() const;
   std::optional<Time> next_action() const;
@@ -153,6 +162,9 @@ class UsbRxAggregator {
   std::optional<Time> hold_deadline_;
   bool paused_ = false;
   std::deque<Transfer> completed_;
+  std::vector<std::vector<Packet>> spare_frames_;  // recycled frame vectors
+  mutable Fit fit_;
+  mutable bool fit_dirty_ = true;
   Stats stats_;
   Observer* observer_ = nullptr;
 };

@@ -382,6 +382,7 @@ void UsbNic::pop_rx_transfers(Time t) {
     if (agg_.posted_transfers() == 0 && !idle_since_) {
       idle_since_ = tr->completed;
     }
+    agg_.recycle(std::move(tr->frames));
   }
 }
 
