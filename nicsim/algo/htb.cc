@@ -20,18 +20,6 @@ constexpr int64_t kMaxDerivedQuantum = 200000;
 // iproute2 tc: burst = rate / get_hz() + mtu, get_hz() = 1e9 with 1 ns hrtimers (§9.3).
 constexpr uint64_t kTcHz = 1'000'000'000;
 
-// psched_l2t_ns: time to send `bytes` at `r`, exact and rounded up like Rate::transmit_time,
-// but with a 64-bit division whenever bytes * 8e9 fits in 64 bits (any bytes < 2^31).
-inline int64_t l2t_ns(Rate r, uint64_t bytes) {
-  if (bytes < (uint64_t{1} << 31)) {
-    const uint64_t bps = r.bits_per_sec();
-    const uint64_t num = bytes * 8'000'000'000ull;
-    const uint64_t q = num / bps;
-    return static_cast<int64_t>(q + (num % bps != 0 ? 1 : 0));
-  }
-  return r.transmit_time(bytes).count_ns();
-}
-
 std::string to_hex(uint32_t v) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;
@@ -190,8 +178,10 @@ void Htb::add_class(ClassParams cp, Time now) {
                                    : c.rate.bytes_per_sec() / kTcHz + static_cast<Bytes>(cp.mtu);
   const Bytes cburst = cp.cburst > 0 ? static_cast<Bytes>(cp.cburst)
                                      : c.ceil.bytes_per_sec() / kTcHz + static_cast<Bytes>(cp.mtu);
-  c.buffer = l2t_ns(c.rate, burst);
-  c.cbuffer = l2t_ns(c.ceil, cburst);
+  c.rate_l2t = L2t::of(c.rate);
+  c.ceil_l2t = L2t::of(c.ceil);
+  c.buffer = c.rate.transmit_time(burst).count_ns();
+  c.cbuffer = c.ceil.transmit_time(cburst).count_ns();
   c.tokens = c.buffer;
   c.ctokens = c.cbuffer;
   c.t_c = now.ns_since_epoch();
@@ -207,6 +197,7 @@ void Htb::add_class(ClassParams cp, Time now) {
   c.q = cp.leaf ? std::move(cp.leaf)
                 : AnyQueue::make<Fifo>(Fifo::Params{.limit_packets = 1000, .limit_bytes = 0});
   c.q.set_observer(observer_ != nullptr ? leaf_observer_.get() : nullptr);
+  c.qstats = &c.q.stats();
 
   const auto index = static_cast<int32_t>(classes_.size());
   classes_.push_back(std::move(c));
@@ -334,12 +325,12 @@ Verdict Htb::enqueue(Packet&& p, Time now) {
 Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
   Class& c = classes_[cl];
   const uint32_t len = p.len;
-  const QueueStats& s0 = c.q.stats();
-  const uint64_t drops0 = s0.dropped_packets;
-  const uint64_t drop_bytes0 = s0.dropped_bytes;
-  const uint64_t marks0 = s0.ecn_marked;
+  const QueueStats& s = *c.qstats;
+  const uint64_t drops0 = s.dropped_packets;
+  const uint64_t drop_bytes0 = s.dropped_bytes;
+  const uint64_t marks0 = s.ecn_marked;
   const Verdict v = c.q.enqueue(std::move(p), now);
-  const QueueStats& s1 = c.q.stats();
+  const QueueStats& s1 = s;  // read again: the leaf updated its counters in place
   const uint64_t drops = s1.dropped_packets - drops0;
   const uint64_t drop_bytes = s1.dropped_bytes - drop_bytes0;
   stats_.ecn_marked += s1.ecn_marked - marks0;
@@ -358,29 +349,28 @@ Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
   return v;
 }
 
-std::optional<Packet> Htb::leaf_dequeue(int32_t cl, Time now) {
+bool Htb::leaf_dequeue(int32_t cl, Time now, std::optional<Packet>& out) {
   Class& c = classes_[cl];
-  const QueueStats& s0 = c.q.stats();
-  const uint64_t drops0 = s0.dropped_packets;
-  const uint64_t drop_bytes0 = s0.dropped_bytes;
-  const uint64_t marks0 = s0.ecn_marked;
-  std::optional<Packet> p = c.q.dequeue(now);
-  const QueueStats& s1 = c.q.stats();
-  const uint64_t drops = s1.dropped_packets - drops0;
-  const uint64_t drop_bytes = s1.dropped_bytes - drop_bytes0;
-  stats_.ecn_marked += s1.ecn_marked - marks0;
-  const uint64_t out = p ? 1 : 0;
-  const uint64_t out_bytes = p ? p->len : 0;
-  c.qlen -= drops + out;
-  c.qbytes -= drop_bytes + out_bytes;
-  backlog_packets_ -= drops + out;
-  backlog_bytes_ -= drop_bytes + out_bytes;
+  const QueueStats& s = *c.qstats;
+  const uint64_t drops0 = s.dropped_packets;
+  const uint64_t drop_bytes0 = s.dropped_bytes;
+  const uint64_t marks0 = s.ecn_marked;
+  out = c.q.dequeue(now);
+  const uint64_t drops = s.dropped_packets - drops0;
+  const uint64_t drop_bytes = s.dropped_bytes - drop_bytes0;
+  stats_.ecn_marked += s.ecn_marked - marks0;
+  const uint64_t sent = out ? 1 : 0;
+  const uint64_t sent_bytes = out ? out->len : 0;
+  c.qlen -= drops + sent;
+  c.qbytes -= drop_bytes + sent_bytes;
+  backlog_packets_ -= drops + sent;
+  backlog_bytes_ -= drop_bytes + sent_bytes;
   if (drops != 0) {
     c.drops += drops;
     stats_.dropped_packets += drops;
     stats_.dropped_bytes += drop_bytes;
   }
-  return p;
+  return sent != 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,38 +379,36 @@ std::optional<Packet> Htb::leaf_dequeue(int32_t cl, Time now) {
 std::optional<Packet> Htb::dequeue(Time now) {
   std::optional<Packet> p;
   if (stash_) {
-    p = std::move(stash_);
-    stash_.reset();
-  } else {
-    p = dequeue_internal(now);
+    p.swap(stash_);
+  } else if (!dequeue_internal(now, p)) {
+    return p;
   }
-  if (p) {
-    ++stats_.dequeued_packets;
-    stats_.dequeued_bytes += p->len;
-    if (observer_ != nullptr) {
-      observer_->on_dequeue(now, *p);
-    }
+  ++stats_.dequeued_packets;
+  stats_.dequeued_bytes += p->len;
+  if (observer_ != nullptr) {
+    observer_->on_dequeue(now, *p);
   }
   return p;
 }
 
 const Packet* Htb::peek(Time now) {
   if (!stash_) {
-    stash_ = dequeue_internal(now);
+    dequeue_internal(now, stash_);
   }
   return stash_ ? &*stash_ : nullptr;
 }
 
-std::optional<Packet> Htb::dequeue_internal(Time now) {
+// The packet is written straight into `out` (the caller's return value) to save moves.
+bool Htb::dequeue_internal(Time now, std::optional<Packet>& out) {
   // Direct packets first, unshaped ("as high prio (!) to minimize cpu work").
   if (!direct_queue_.empty()) {
-    Packet p = direct_queue_.pop_front();
+    out.emplace(direct_queue_.pop_front());
     --backlog_packets_;
-    backlog_bytes_ -= p.len;
-    return p;
+    backlog_bytes_ -= out->len;
+    return true;
   }
   if (backlog_packets_ == 0) {
-    return std::nullopt;
+    return false;
   }
   now_ = now.ns_since_epoch();
   for (int level = 0; level < kMaxDepth; ++level) {
@@ -433,29 +421,27 @@ std::optional<Packet> Htb::dequeue_internal(Time now) {
     while (m != 0) {
       const int prio = std::countr_zero(m);
       m &= m - 1;
-      std::optional<Packet> p = dequeue_tree(prio, level);
-      if (p) {
-        return p;
+      if (dequeue_tree(prio, level, out)) {
+        return true;
       }
     }
   }
-  return std::nullopt;
+  return false;
 }
 
-std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
+bool Htb::dequeue_tree(int prio, int level, std::optional<Packet>& skb) {
   Feed& row = hlevel_[level].hprio[prio];
   int32_t start = lookup_leaf(row, prio);
   int32_t cl = start;
-  std::optional<Packet> skb;
   for (;;) {
     if (cl < 0) {
-      return std::nullopt;
+      return false;
     }
     if (classes_[cl].qlen == 0) {
       // An active class with an empty qdisc (its qdisc dropped packets): deactivate, skip.
       deactivate(cl);
       if ((row_mask_[level] & (1u << prio)) == 0) {
-        return std::nullopt;
+        return false;
       }
       const int32_t next = lookup_leaf(row, prio);
       if (cl == start) {
@@ -464,15 +450,14 @@ std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
       cl = next;
       continue;
     }
-    skb = leaf_dequeue(cl, Time::from_ns(now_));
-    if (skb) {
+    if (leaf_dequeue(cl, Time::from_ns(now_), skb)) {
       break;
     }
     // A non-work-conserving leaf: move past it.
     next_node(level != 0 ? classes_[classes_[cl].parent].feed[prio] : hlevel_[0].hprio[prio]);
     cl = lookup_leaf(row, prio);
     if (cl == start) {
-      return std::nullopt;
+      return false;
     }
   }
 
@@ -489,7 +474,7 @@ std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
     deactivate(cl);
   }
   charge_class(cl, level, len);
-  return skb;
+  return true;
 }
 
 // Descends from the row's DRR pointer through the feeds' pointers to a leaf. A pointer that
@@ -544,7 +529,7 @@ void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
       if (c.level == level) {
         ++c.lends;
       }
-      int64_t toks = std::min(diff + c.tokens, c.buffer) - l2t_ns(c.rate, bytes);
+      int64_t toks = std::min(diff + c.tokens, c.buffer) - c.rate_l2t(bytes);
       if (toks <= -kMbufferNs) {
         toks = 1 - kMbufferNs;
       }
@@ -553,7 +538,7 @@ void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
       ++c.borrows;
       c.tokens += diff;  // t_c moves on: keep tokens consistent
     }
-    int64_t ctoks = std::min(diff + c.ctokens, c.cbuffer) - l2t_ns(c.ceil, bytes);
+    int64_t ctoks = std::min(diff + c.ctokens, c.cbuffer) - c.ceil_l2t(bytes);
     if (ctoks <= -kMbufferNs) {
       ctoks = 1 - kMbufferNs;
     }

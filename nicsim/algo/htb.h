@@ -184,6 +184,28 @@ class Htb {
     uint32_t last_ptr_id = 0;
   };
 
+  // psched_l2t_ns for one rate: ceil(bytes * 8e9 / bps), exact, without a division on the
+  // packet path (a 128-bit multiply by a precomputed reciprocal and one correction step).
+  struct L2t {
+    uint64_t bps = 1;
+    uint64_t magic = ~uint64_t{0};  // floor((2^64 - 1) / bps)
+    static L2t of(Rate r) { return L2t{r.bits_per_sec(), ~uint64_t{0} / r.bits_per_sec()}; }
+    int64_t operator()(uint32_t bytes) const {
+      if (bytes >= (uint32_t{1} << 31)) {
+        return Rate::bps(bps).transmit_time(bytes).count_ns();
+      }
+      const uint64_t num = uint64_t{bytes} * 8'000'000'000ull;  // < 2^64 for bytes < 2^31
+      // q <= floor(num / bps) <= q + 1 (see docs/algorithms/htb.md).
+      uint64_t q = static_cast<uint64_t>((static_cast<unsigned __int128>(num) * magic) >> 64);
+      uint64_t r = num - q * bps;
+      if (r >= bps) {
+        ++q;
+        r -= bps;
+      }
+      return static_cast<int64_t>(q + (r != 0 ? 1 : 0));
+    }
+  };
+
   struct Class {
     uint32_t id = 0;
     int32_t parent = -1;  // index into classes_, -1 = root
@@ -193,6 +215,8 @@ class Htb {
     int64_t quantum = 0;
     Rate rate;
     Rate ceil;
+    L2t rate_l2t;
+    L2t ceil_l2t;
     int64_t buffer = 0;   // ns
     int64_t cbuffer = 0;  // ns
 
@@ -208,6 +232,7 @@ class Htb {
 
     std::array<Feed, kNumPrio> feed;           // inner classes
     AnyQueue q;                                // leaves
+    const QueueStats* qstats = nullptr;        // q.stats(), read around every leaf operation
     std::array<int64_t, kMaxDepth> deficit{};  // leaves, per level
     uint64_t qlen = 0;                         // mirror of the leaf's backlog
     uint64_t qbytes = 0;
@@ -230,9 +255,9 @@ class Htb {
   int32_t index_of(uint32_t id) const { return id < id_to_index_.size() ? id_to_index_[id] : -1; }
   int32_t classify(const Packet& p) const;  // class index, or -1 = direct
   Verdict enqueue_leaf(int32_t cl, Packet&& p, Time now);
-  std::optional<Packet> leaf_dequeue(int32_t cl, Time now);
-  std::optional<Packet> dequeue_internal(Time now);
-  std::optional<Packet> dequeue_tree(int prio, int level);
+  bool leaf_dequeue(int32_t cl, Time now, std::optional<Packet>& out);
+  bool dequeue_internal(Time now, std::optional<Packet>& out);
+  bool dequeue_tree(int prio, int level, std::optional<Packet>& skb);
   int32_t lookup_leaf(Feed& row, int prio);
   void charge_class(int32_t cl, int level, uint32_t bytes);
 
@@ -262,7 +287,6 @@ class Htb {
   void pq_erase(int32_t cl);
   void add_to_wait_tree(int32_t cl, int64_t delay);
 
-  int64_t l2t(Rate r, uint32_t bytes) const;
   int64_t earliest_send_ns(int32_t leaf) const;
   void reserve_structures();
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nicsim/algo/fifo.h"
+#include "nicsim/algo/fq_codel.h"
 #include "nicsim/testing/packet_factory.h"
 #include "nicsim/testing/property.h"
 #include "nicsim/testing/recording_observer.h"
@@ -938,6 +939,44 @@ TEST(Htb, PropertiesFlatAndSingleClass) {
                    .leaf = AnyQueue(Fifo(Fifo::Params{.limit_packets = 5}))});
     }
     testing::check_queue_properties(h, {.seed = seed, .max_step = 1000_us});
+  }
+}
+
+TEST(Htb, PropertiesWithFqCodelLeaves) {
+  // fq_codel leaves drop inside the leaf at enqueue (fattest-flow batch drop, limit 12) and at
+  // dequeue (CoDel, 1 ms target at 1-4 Mbit/s): every such drop must show up in HTB's counters
+  // and observer, and the leaf's backlog mirror must stay exact.
+  auto fq = [] {
+    return AnyQueue(FqCodel(FqCodel::Params{.limit = 12,
+                                            .flows = 8,
+                                            .drop_batch = 3,
+                                            .quantum = 300,
+                                            .target = 1_ms,
+                                            .interval = 10_ms}));
+  };
+  for (uint64_t seed = 41; seed <= 44; ++seed) {
+    Htb::Params p;
+    p.default_class = 4;
+    Htb h(p);
+    h.add_class({.id = 1, .rate = Rate::mbit(6)});
+    h.add_class({.id = 4, .parent = 1, .rate = Rate::mbit(1), .ceil = Rate::mbit(4), .leaf = fq()});
+    h.add_class({.id = 5,
+                 .parent = 1,
+                 .rate = Rate::mbit(2),
+                 .ceil = Rate::mbit(6),
+                 .prio = 1,
+                 .leaf = fq()});
+    testing::check_queue_properties(h, {.seed = seed, .flows = 24, .max_step = 400_us});
+    // No direct traffic (everything unclassified goes to 1:4): HTB's drops are the leaves'.
+    const FqCodel* l4 = h.leaf(4).get<FqCodel>();
+    const FqCodel* l5 = h.leaf(5).get<FqCodel>();
+    ASSERT_TRUE(l4 != nullptr && l5 != nullptr);
+    EXPECT_EQ(h.class_stats(4).drops, l4->stats().dropped_packets);
+    EXPECT_EQ(h.class_stats(5).drops, l5->stats().dropped_packets);
+    EXPECT_EQ(h.stats().dropped_packets, l4->stats().dropped_packets + l5->stats().dropped_packets);
+    EXPECT_EQ(h.stats().direct_packets, 0u);
+    EXPECT_GT(l4->stats().codel.drop_count + l5->stats().codel.drop_count, 0u);
+    EXPECT_GT(l4->stats().drop_overlimit + l5->stats().drop_overlimit, 0u);
   }
 }
 
