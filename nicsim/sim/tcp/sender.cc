@@ -1,0 +1,804 @@
+#include "nicsim/sim/tcp/sender.h"
+
+#include <algorithm>
+
+namespace nicsim::sim::tcp {
+
+namespace {
+
+RttEstimator::Config rtt_config(const Params& p) {
+  return RttEstimator::Config{.rto_initial = p.rto_initial,
+                              .rto_min = p.rto_min,
+                              .rto_max = p.rto_max,
+                              .granularity = p.clock_granularity,
+                              .style = p.rto_style};
+}
+
+constexpr Duration kTimeoutFallback = Duration::s(3);  // RFC 6298 (5.7), TCP_TIMEOUT_FALLBACK
+constexpr uint64_t kUnpacedSegments = 10;             // tcp_update_skb_after_send
+
+}  // namespace
+
+TcpSender::TcpSender(const Params& params)
+    : params_(require_valid(params)),
+      mss_(static_cast<uint32_t>(params.mss)),
+      cc_(params),
+      rtt_(rtt_config(params)) {
+  win_.cwnd = static_cast<uint32_t>(params_.initial_cwnd);
+  win_.ssthresh = kInfiniteSsthresh;
+  // Enough entries for a full send buffer; the ring grows if a larger window ever appears.
+  sb_.reset(1, mss_, static_cast<size_t>(params_.wmem / params_.mss + 2));
+  out_.reserve(64);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Segments
+
+Segment TcpSender::make_segment(Time now) const {
+  Segment s;
+  s.ack = peer_ack_;
+  s.wnd = own_wnd_;
+  s.flags = kAck;
+  if (ts_ok_) {
+    s.options = kOptTimestamp;
+    s.tsval = ts_now(now);
+    s.tsecr = ts_recent_;
+  }
+  return s;
+}
+
+void TcpSender::emit_control(uint8_t flags, uint64_t seq, Time now) {
+  Segment s = make_segment(now);
+  s.seq = seq;
+  s.flags = flags;
+  push_output(s);
+}
+
+void TcpSender::connect(Time now) {
+  if (state_ != State::kClosed) {
+    return;
+  }
+  state_ = State::kSynSent;
+  Segment s;
+  s.seq = 0;
+  s.flags = kSyn;
+  if (params_.ecn) {
+    s.flags |= kEce | kCwr;  // ECN-setup SYN (RFC 3168 §6.1.1)
+  }
+  s.options = kOptMss | kOptWindowScale;
+  if (params_.sack) {
+    s.options |= kOptSackPermitted;
+  }
+  if (params_.timestamps) {
+    s.options |= kOptTimestamp;
+    s.tsval = ts_now(now);
+  }
+  s.wnd = own_wnd_;
+  push_output(s);
+  syn_sent_at_ = now;
+  rto_deadline_ = now + rtt_.rto();
+}
+
+void TcpSender::on_segment(const Segment& seg, Time now) {
+  switch (state_) {
+    case State::kClosed:
+      return;
+    case State::kSynSent:
+      if (seg.has(kSyn) && seg.has(kAck) && seg.ack == 1) {
+        on_syn_ack(seg, now);
+      }
+      return;
+    case State::kEstablished:
+      if (seg.has(kSyn)) {
+        // Our handshake ACK was lost and the peer repeated its SYN-ACK.
+        emit_control(kAck, snd_nxt_, now);
+        return;
+      }
+      if (seg.has(kAck)) {
+        on_ack(seg, now);
+      }
+      return;
+    case State::kDone:
+      return;
+  }
+}
+
+void TcpSender::on_syn_ack(const Segment& seg, Time now) {
+  sack_ok_ = params_.sack && (seg.options & kOptSackPermitted) != 0;
+  ts_ok_ = params_.timestamps && (seg.options & kOptTimestamp) != 0;
+  ecn_ok_ = params_.ecn && seg.has(kEce) && !seg.has(kCwr);
+  if (ts_ok_) {
+    ts_recent_ = seg.tsval;
+  }
+  if (!syn_retransmitted_) {
+    rtt_.sample(now - syn_sent_at_);
+    ++stats_.rtt_samples;
+  } else {
+    // Karn: no sample. RFC 5681 §3.1: IW = 1 segment after a lost SYN; RFC 6298 (5.7).
+    win_.cwnd = 1;
+    if (!rtt_.has_sample()) {
+      rtt_.fall_back_to(kTimeoutFallback);
+    }
+    rtt_.reset_backoff();
+  }
+  rto_deadline_.reset();
+  peer_ack_ = seg.seq + 1;
+  snd_una_ = 1;
+  snd_nxt_ = 1;
+  write_seq_ = params_.bytes_to_send > 0 ? 1 + static_cast<uint64_t>(params_.bytes_to_send)
+                                         : kUnlimited;
+  snd_wnd_ = seg.wnd;
+  max_packets_seq_ = snd_nxt_;
+  state_ = State::kEstablished;
+  cc_.init(now, snd_nxt_);
+  update_pacing_rate();
+  emit_control(kAck, snd_nxt_, now);  // third segment of the handshake
+  write_xmit(now);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ACK processing (tcp_ack + tcp_fastretrans_alert + tcp_cong_control)
+
+void TcpSender::on_ack(const Segment& seg, Time now) {
+  ++stats_.acks_received;
+  const uint64_t ack = seg.ack;
+  const uint64_t max_ack = snd_nxt_ + (fin_sent_ ? 1 : 0);
+  if (ack > max_ack || ack < snd_una_) {
+    return;  // ACK of unsent data, or an old ACK
+  }
+  if (ts_ok_ && (seg.options & kOptTimestamp) != 0) {
+    ts_recent_ = seg.tsval;
+  }
+  const uint32_t prior_packets = sb_.packets_out();
+  const uint32_t prior_sacked = sb_.sacked_out();
+  const bool advanced = ack > snd_una_;
+
+  // Window update (tcp_may_update_window; the peer's sequence number never changes).
+  bool win_update = false;
+  if (advanced || seg.wnd > snd_wnd_) {
+    win_update = seg.wnd != snd_wnd_;
+    snd_wnd_ = seg.wnd;
+    if (snd_wnd_ > 0) {
+      probes_out_ = 0;
+    }
+  }
+
+  Scoreboard::AckResult ar;
+  if (advanced) {
+    ar = sb_.ack_to(std::min(ack, write_seq_));
+    snd_una_ = ack;
+    consecutive_rtos_ = 0;
+  }
+  Scoreboard::SackResult sr;
+  if (sack_ok_) {
+    for (uint32_t i = 0; i < seg.num_sacks; ++i) {
+      sb_.sack(seg.sacks[i], sr);
+    }
+    sb_.set_sack_cache(seg.sacks.data(), seg.num_sacks);
+    stats_.sacked_segments += sr.newly_sacked;
+  }
+  const bool ece = ecn_ok_ && seg.has(kEce);
+  if (ece) {
+    ++stats_.ece_received;
+  }
+  // RFC 5681 duplicate ACK (Linux: not FLAG_DATA | FLAG_WIN_UPDATE | FLAG_ACKED).
+  const bool is_dupack = !advanced && !win_update && seg.len == 0 && prior_packets > 0;
+  if (is_dupack) {
+    ++stats_.dupacks;
+  }
+
+  // RTT sample (Karn; tcp_ack_update_rtt preference order).
+  std::optional<Duration> rtt;
+  if (ar.has_first_sent && !ar.retrans_acked) {
+    rtt = now - ar.first_sent;
+  } else if (sr.has_first_sent) {
+    rtt = now - sr.first_sent;
+  } else if (ts_ok_ && advanced && seg.tsecr != 0) {
+    const uint32_t delta = ts_now(now) - seg.tsecr;
+    rtt = Duration::ms(std::max<uint32_t>(delta, 1));
+  }
+  if (rtt) {
+    rtt_.sample(*rtt);
+    cc_.on_rtt_sample(win_, *rtt, now);
+    ++stats_.rtt_samples;
+  }
+
+  if (!sack_ok_) {
+    if (advanced) {
+      sb_.reno_remove_sacks(ar.acked);
+    }
+    if (is_dupack) {
+      sb_.reno_add_sack();
+    }
+  } else {
+    sb_.mark_lost_rfc6675(static_cast<uint32_t>(params_.reordering));
+  }
+  // DeliveredData in segments (Linux newly_acked_sacked).
+  const int64_t delivered_signed = static_cast<int64_t>(prior_packets) - sb_.packets_out() +
+                                   static_cast<int64_t>(sb_.sacked_out()) - prior_sacked;
+  const uint32_t delivered = static_cast<uint32_t>(std::max<int64_t>(delivered_signed, 0));
+
+  update_ca_state(advanced, ece, now);
+
+  if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) {
+    cwnd_reduction(delivered);
+  } else if (advanced && is_cwnd_limited()) {
+    cc_.cong_avoid(win_, delivered, now, ack, snd_nxt_, rtt_.srtt());
+  }
+
+  // Retransmission timer (RFC 6298 (5.2), (5.3)).
+  if (sb_.packets_out() == 0) {
+    rto_deadline_.reset();
+    if (fin_sent_ && ack == write_seq_ + 1) {
+      state_ = State::kDone;
+      completed_at_ = now;
+      probe_deadline_.reset();
+      return;
+    }
+  } else if (advanced) {
+    rto_deadline_ = now + rtt_.rto();
+  }
+  if (advanced && snd_wnd_ > 0) {
+    probe_deadline_.reset();
+  }
+  update_pacing_rate();
+  write_xmit(now);
+}
+
+void TcpSender::update_ca_state(bool advanced, bool ece, Time now) {
+  // State exit when the recovery point is acknowledged.
+  switch (ca_state_) {
+    case CaState::kRecovery:
+      if (snd_una_ >= high_seq_) {
+        if (!sack_ok_) {
+          sb_.reno_reset_sacks();
+        }
+        end_cwnd_reduction();
+        ca_state_ = CaState::kOpen;
+      }
+      break;
+    case CaState::kCwr:
+      if (snd_una_ > high_seq_) {
+        end_cwnd_reduction();
+        ca_state_ = CaState::kOpen;
+      }
+      break;
+    case CaState::kLoss:
+      if (snd_una_ >= high_seq_) {
+        ca_state_ = CaState::kOpen;
+      }
+      break;
+    default:
+      break;
+  }
+
+  switch (ca_state_) {
+    case CaState::kOpen:
+    case CaState::kDisorder:
+    case CaState::kCwr: {
+      const uint32_t dupthresh = static_cast<uint32_t>(params_.reordering);
+      const bool time_to_recover = sb_.lost_out() > 0 || sb_.sacked_out() >= dupthresh;
+      if (time_to_recover) {
+        enter_recovery(now);
+      } else if (ece && ca_state_ != CaState::kCwr) {
+        enter_cwr(now);
+      } else if (ca_state_ != CaState::kCwr) {
+        ca_state_ = (sb_.sacked_out() > 0 || sb_.lost_out() > 0) ? CaState::kDisorder
+                                                                 : CaState::kOpen;
+      }
+      break;
+    }
+    case CaState::kRecovery:
+      if (!sack_ok_ && advanced) {
+        // RFC 6582 partial ACK: the next hole is lost too; retransmit it.
+        sb_.mark_lost(sb_.head());
+      }
+      break;
+    case CaState::kLoss:
+      break;
+  }
+}
+
+void TcpSender::init_cwnd_reduction() {
+  high_seq_ = snd_nxt_;
+  win_.cwnd_cnt = 0;
+  prior_cwnd_ = win_.cwnd;
+  recover_fs_ = std::max<uint32_t>(sb_.packets_out(), 1);
+  prr_delivered_ = 0;
+  prr_out_ = 0;
+  win_.ssthresh = cc_.ssthresh(win_);
+}
+
+void TcpSender::enter_recovery(Time now) {
+  (void)now;
+  ++stats_.fast_recoveries;
+  if (!sack_ok_) {
+    sb_.mark_lost(sb_.head());  // fast retransmit of the first unacknowledged segment
+  }
+  if (ca_state_ != CaState::kCwr) {
+    init_cwnd_reduction();
+  }
+  ca_state_ = CaState::kRecovery;
+  if (!params_.prr) {
+    win_.cwnd = win_.ssthresh;  // RFC 6675 §5 (4.2)
+  }
+  force_retransmit_ = true;  // RFC 6675 §5 (4.3) / PRR's "sndcnt >= 1 when prr_out == 0"
+  cwr_pending_ = ecn_ok_;
+}
+
+void TcpSender::enter_cwr(Time now) {
+  (void)now;
+  if (ca_state_ >= CaState::kCwr) {
+    return;
+  }
+  ++stats_.cwr_events;
+  init_cwnd_reduction();
+  ca_state_ = CaState::kCwr;
+  cwr_pending_ = ecn_ok_;
+  if (!params_.prr) {
+    win_.cwnd = std::min(win_.cwnd, win_.ssthresh);
+  }
+}
+
+void TcpSender::end_cwnd_reduction() {
+  win_.cwnd = win_.ssthresh;  // tcp_end_cwnd_reduction
+  win_.cwnd_cnt = 0;
+  force_retransmit_ = false;
+}
+
+// RFC 6937 PRR with Slow Start Reduction Bound, in segments.
+void TcpSender::cwnd_reduction(uint32_t delivered) {
+  if (!params_.prr) {
+    return;  // RFC 6675: cwnd stays at ssthresh until recovery ends
+  }
+  if (delivered == 0) {
+    return;
+  }
+  prr_delivered_ += delivered;
+  const int64_t pipe = sb_.in_flight();
+  const int64_t ssthresh = win_.ssthresh;
+  int64_t sndcnt;
+  if (pipe > ssthresh) {
+    const uint64_t dividend =
+        static_cast<uint64_t>(ssthresh) * prr_delivered_ + recover_fs_ - 1;  // CEIL
+    sndcnt = static_cast<int64_t>(dividend / recover_fs_) - prr_out_;
+  } else {
+    const int64_t limit =
+        std::max<int64_t>(static_cast<int64_t>(prr_delivered_) - prr_out_, delivered) + 1;
+    sndcnt = std::min<int64_t>(ssthresh - pipe, limit);
+  }
+  sndcnt = std::max<int64_t>(sndcnt, prr_out_ == 0 ? 1 : 0);
+  win_.cwnd = static_cast<uint32_t>(pipe + sndcnt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timers
+
+std::optional<Time> TcpSender::next_event() const {
+  std::optional<Time> t = rto_deadline_;
+  if (probe_deadline_ && (!t || *probe_deadline_ < *t)) {
+    t = probe_deadline_;
+  }
+  if (pacing_blocked_ && (!t || next_send_time_ < *t)) {
+    t = next_send_time_;
+  }
+  return t;
+}
+
+void TcpSender::advance(Time now) {
+  if (rto_deadline_ && *rto_deadline_ <= now) {
+    rto_deadline_.reset();
+    on_rto(now);
+  }
+  if (probe_deadline_ && *probe_deadline_ <= now) {
+    probe_deadline_.reset();
+    on_probe_timer(now);
+  }
+  if (pacing_blocked_ && next_send_time_ <= now) {
+    pacing_blocked_ = false;
+    write_xmit(now);
+  }
+}
+
+void TcpSender::on_rto(Time now) {
+  if (state_ == State::kSynSent) {
+    syn_retransmitted_ = true;
+    ++stats_.syn_retransmits;
+    rtt_.back_off();
+    state_ = State::kClosed;
+    connect(now);  // resend the SYN, timer at the backed-off RTO
+    syn_sent_at_ = now;
+    return;
+  }
+  if (state_ != State::kEstablished || sb_.packets_out() == 0) {
+    return;
+  }
+  ++stats_.rto_count;
+  // tcp_enter_loss: reduce ssthresh once per congestion episode.
+  if (ca_state_ <= CaState::kDisorder || high_seq_ <= snd_una_ ||
+      (ca_state_ == CaState::kLoss && consecutive_rtos_ == 0)) {
+    win_.ssthresh = cc_.ssthresh(win_);
+  }
+  cc_.on_loss_state(now, snd_nxt_);
+  sb_.mark_all_lost();
+  if (!sack_ok_) {
+    sb_.reno_reset_sacks();
+  }
+  win_.cwnd = sb_.in_flight() + 1;
+  win_.cwnd_cnt = 0;
+  high_seq_ = snd_nxt_;
+  ca_state_ = CaState::kLoss;
+  force_retransmit_ = false;
+  cwr_pending_ = ecn_ok_;
+  rtt_.back_off();  // RFC 6298 (5.5)
+  ++consecutive_rtos_;
+  rto_deadline_ = now + rtt_.rto();  // (5.6); re-armed again when the head goes out
+  update_pacing_rate();
+  write_xmit(now);
+}
+
+void TcpSender::on_probe_timer(Time now) {
+  if (state_ != State::kEstablished || sb_.packets_out() > 0) {
+    return;
+  }
+  write_xmit(now);
+  if (sb_.packets_out() == 0 && has_data_to_send() && !tsq_throttled_ && !pacing_blocked_) {
+    send_window_probe(now);
+  }
+}
+
+void TcpSender::send_window_probe(Time now) {
+  // tcp_xmit_probe_skb: an old sequence number forces the peer to answer with its window.
+  emit_control(kAck, snd_una_ - 1, now);
+  ++stats_.window_probes;
+  ++probes_out_;
+  Duration when = rtt_.rto();
+  for (uint32_t i = 1; i < probes_out_ && when < params_.rto_max; ++i) {
+    when = when * 2;
+  }
+  probe_deadline_ = now + min(when, params_.rto_max);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transmission (tcp_write_xmit + tcp_xmit_retransmit_queue)
+
+uint32_t TcpSender::tso_segs_goal() const {
+  if (!params_.gso) {
+    return 1;
+  }
+  const uint64_t cap = static_cast<uint64_t>(params_.gso_max_size - 1 - kMaxTcpHeader);
+  const uint64_t by_rate =
+      pacing_rate_ == kUnlimited ? cap : (pacing_rate_ >> params_.pacing_shift);
+  const uint64_t bytes = std::min(by_rate, cap);
+  uint64_t segs = std::max<uint64_t>(bytes / mss_, static_cast<uint64_t>(params_.min_tso_segs));
+  segs = std::min<uint64_t>(segs, static_cast<uint64_t>(params_.gso_max_segs));
+  // A unit must also fit gso_max_size.
+  segs = std::min<uint64_t>(segs, std::max<uint64_t>(cap / mss_, 1));
+  return static_cast<uint32_t>(segs);
+}
+
+uint64_t TcpSender::tsq_limit(uint32_t truesize, bool retransmit) const {
+  const uint64_t by_rate = pacing_rate_ == kUnlimited ? kUnlimited
+                                                      : (pacing_rate_ >> params_.pacing_shift);
+  uint64_t limit = std::max<uint64_t>(2ull * truesize, by_rate);
+  limit = std::min<uint64_t>(limit, static_cast<uint64_t>(params_.limit_output_bytes));
+  return retransmit ? limit << 1 : limit;
+}
+
+bool TcpSender::is_cwnd_limited() const {
+  if (is_cwnd_limited_) {
+    return true;
+  }
+  if (win_.in_slow_start()) {
+    return win_.cwnd < 2 * max_packets_out_;
+  }
+  return false;
+}
+
+void TcpSender::cwnd_validate(bool is_cwnd_limited) {
+  if (snd_una_ >= max_packets_seq_ || sb_.packets_out() > max_packets_out_ || is_cwnd_limited) {
+    max_packets_out_ = sb_.packets_out();
+    max_packets_seq_ = snd_nxt_;
+    is_cwnd_limited_ = is_cwnd_limited;
+  }
+}
+
+void TcpSender::write_xmit(Time now) {
+  if (state_ != State::kEstablished) {
+    return;
+  }
+  const bool was_throttled = tsq_throttled_;
+  tsq_throttled_ = false;
+  pacing_blocked_ = false;
+  const uint32_t tso_segs = tso_segs_goal();
+  for (;;) {
+    const bool want_retransmit = sb_.pending_retransmits() > 0;
+    if (!want_retransmit && !has_data_to_send()) {
+      break;
+    }
+    if (params_.pacing && data_segs_out_ >= kUnpacedSegments && now < next_send_time_) {
+      pacing_blocked_ = true;
+      break;
+    }
+    const uint32_t in_flight = sb_.in_flight();
+    uint32_t quota = win_.cwnd > in_flight ? win_.cwnd - in_flight : 0;
+    if (quota == 0 && force_retransmit_ && want_retransmit) {
+      quota = 1;
+    }
+    if (quota == 0) {
+      break;
+    }
+    if (want_retransmit) {
+      const std::optional<uint64_t> n = sb_.next_retransmit();
+      if (n) {
+        const uint32_t run = sb_.retransmit_run(*n, std::min(quota, tso_segs));
+        uint32_t len = 0;
+        for (uint32_t i = 0; i < run; ++i) {
+          len += sb_.at(*n + i).len;
+        }
+        if (params_.tsq && bytes_below_ > tsq_limit(truesize_of(len), true)) {
+          tsq_throttled_ = true;
+          break;
+        }
+        emit_retransmit(*n, run, now);
+        continue;
+      }
+    }
+    if (!has_data_to_send()) {
+      break;
+    }
+    // New data: whole segments that fit cwnd, the peer's window, the send buffer and the
+    // autosized GSO goal.
+    const uint64_t avail = write_seq_ - snd_nxt_;
+    const uint64_t wnd_end = snd_una_ + snd_wnd_;
+    const uint64_t wnd_room = wnd_end > snd_nxt_ ? wnd_end - snd_nxt_ : 0;
+    const uint64_t unacked = snd_nxt_ - snd_una_;
+    const uint64_t buf_room = static_cast<uint64_t>(params_.wmem) > unacked
+                                  ? static_cast<uint64_t>(params_.wmem) - unacked
+                                  : 0;
+    const uint64_t max_segs = std::min<uint64_t>(quota, tso_segs);
+    uint64_t bytes = std::min<uint64_t>(max_segs * mss_, avail);
+    // Only whole segments, except the final (short) segment of the stream.
+    const uint64_t room = std::min(wnd_room, buf_room);
+    if (bytes > room) {
+      bytes = (room / mss_) * mss_;
+      if (avail <= room) {
+        bytes = avail;
+      }
+    }
+    if (bytes == 0) {
+      if (wnd_room < std::min<uint64_t>(mss_, avail) && sb_.packets_out() == 0 &&
+          !probe_deadline_) {
+        // Zero window with nothing in flight: persist timer (tcp_check_probe_timer).
+        Duration when = rtt_.rto();
+        probe_deadline_ = now + when;
+      }
+      break;
+    }
+    const uint32_t len = static_cast<uint32_t>(bytes);
+    if (params_.tsq && bytes_below_ > tsq_limit(truesize_of(len), false)) {
+      tsq_throttled_ = true;
+      break;
+    }
+    const uint32_t segs = (len + mss_ - 1) / mss_;
+    emit_new(len, segs, snd_nxt_ + len == write_seq_, now);
+  }
+  if (tsq_throttled_ && !was_throttled) {
+    throttled_since_ = now;
+    ++stats_.tsq_throttles;
+  } else if (!tsq_throttled_ && was_throttled) {
+    stats_.tsq_throttled_time += now - throttled_since_;
+  }
+  cwnd_validate(sb_.in_flight() >= win_.cwnd);
+}
+
+void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
+  Segment s = make_segment(now);
+  s.seq = snd_nxt_;
+  s.len = len;
+  s.gso_segs = static_cast<uint16_t>(segs);
+  s.gso_size = segs > 1 ? static_cast<uint16_t>(mss_) : 0;
+  s.truesize = truesize_of(len);
+  if (fin) {
+    s.flags |= kFin;
+    fin_sent_ = true;
+  }
+  if (ecn_ok_) {
+    s.ecn = Ecn::kEct0;
+    if (cwr_pending_) {
+      s.flags |= kCwr;
+      cwr_pending_ = false;
+    }
+  }
+  const bool was_idle = sb_.packets_out() == 0;
+  uint32_t left = len;
+  for (uint32_t i = 0; i < segs; ++i) {
+    const uint32_t l = std::min(left, mss_);
+    sb_.push(now, l);
+    left -= l;
+  }
+  snd_nxt_ += len;
+  bytes_below_ += s.truesize;
+  data_segs_out_ += segs;
+  if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) {
+    prr_out_ += segs;
+  }
+  ++stats_.units_sent;
+  stats_.segments_sent += segs;
+  stats_.bytes_sent += len;
+  if (was_idle || !rto_deadline_) {
+    rto_deadline_ = now + rtt_.rto();
+  }
+  probe_deadline_.reset();
+  if (params_.pacing && pacing_rate_ != kUnlimited && pacing_rate_ > 0) {
+    const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
+    next_send_time_ = max(next_send_time_, now) + len_ns;
+  }
+  push_output(s);
+}
+
+void TcpSender::emit_retransmit(uint64_t first, uint32_t segs, Time now) {
+  Segment s = make_segment(now);
+  s.seq = sb_.seq_of(first);
+  uint32_t len = 0;
+  for (uint32_t i = 0; i < segs; ++i) {
+    len += sb_.at(first + i).len;
+    sb_.mark_retransmitted(first + i, now);
+  }
+  s.len = len;
+  s.flags |= kRetransmit;
+  if (fin_sent_ && s.seq + len == write_seq_) {
+    s.flags |= kFin;
+  }
+  s.gso_segs = static_cast<uint16_t>(segs);
+  s.gso_size = segs > 1 ? static_cast<uint16_t>(mss_) : 0;
+  s.truesize = truesize_of(len);  // ECN: retransmissions are not ECT (RFC 3168 §6.1.5)
+  bytes_below_ += s.truesize;
+  if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) {
+    prr_out_ += segs;
+  }
+  force_retransmit_ = false;
+  ++stats_.units_sent;
+  stats_.segments_sent += segs;
+  stats_.bytes_sent += len;
+  stats_.retransmits += segs;
+  stats_.retransmitted_bytes += len;
+  if (first == sb_.head() || !rto_deadline_) {
+    rto_deadline_ = now + rtt_.rto();
+  }
+  if (params_.pacing && pacing_rate_ != kUnlimited && pacing_rate_ > 0) {
+    const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
+    next_send_time_ = max(next_send_time_, now) + len_ns;
+  }
+  push_output(s);
+}
+
+void TcpSender::update_pacing_rate() {
+  if (!rtt_.has_sample()) {
+    pacing_rate_ = kUnlimited;
+    return;
+  }
+  const uint64_t ratio = win_.cwnd < win_.ssthresh / 2
+                             ? static_cast<uint64_t>(params_.pacing_ss_ratio)
+                             : static_cast<uint64_t>(params_.pacing_ca_ratio);
+  const uint64_t segs = std::max<uint64_t>(win_.cwnd, sb_.packets_out());
+  const unsigned __int128 num =
+      static_cast<unsigned __int128>(mss_) * segs * ratio * 1'000'000'000ull;
+  const unsigned __int128 den =
+      static_cast<unsigned __int128>(100) * static_cast<uint64_t>(rtt_.srtt().count_ns());
+  const unsigned __int128 rate = num / den;
+  pacing_rate_ = rate > kUnlimited - 1 ? kUnlimited - 1 : static_cast<uint64_t>(rate);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Below the socket
+
+void TcpSender::on_tx_released(uint64_t bytes, Time now) {
+  bytes_below_ -= std::min(bytes, bytes_below_);
+  if (tsq_throttled_) {
+    write_xmit(now);  // the TSQ tasklet (tcp_tsq_handler)
+  }
+}
+
+void TcpSender::unsend_new_data(uint64_t from_seq) {
+  // Forget never-transmitted new data from `from_seq` on (it is sent again later).
+  while (sb_.tail() > sb_.head() && sb_.seq_of(sb_.tail() - 1) >= from_seq) {
+    const uint32_t len = sb_.at(sb_.tail() - 1).len;
+    sb_.pop_tail();
+    --data_segs_out_;
+    --stats_.segments_sent;
+    stats_.bytes_sent -= len;
+    if ((ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) && prr_out_ > 0) {
+      --prr_out_;
+    }
+  }
+  snd_nxt_ = from_seq;
+  fin_sent_ = false;
+}
+
+void TcpSender::on_local_drop(const Segment& seg, Time now) {
+  ++stats_.local_drops;
+  bytes_below_ -= std::min<uint64_t>(seg.truesize, bytes_below_);
+  if (state_ != State::kEstablished || seg.len == 0) {
+    return;  // a control segment: the peer or our timers recover it
+  }
+  if (seg.has(kRetransmit)) {
+    const uint64_t first = sb_.segment_of(seg.seq);
+    for (uint64_t n = first; n < first + seg.gso_segs && n < sb_.tail(); ++n) {
+      if (n >= sb_.head()) {
+        sb_.unmark_retransmitted(n);
+      }
+    }
+    stats_.retransmits -= std::min<uint64_t>(seg.gso_segs, stats_.retransmits);
+    stats_.retransmitted_bytes -= std::min<uint64_t>(seg.len, stats_.retransmitted_bytes);
+    stats_.segments_sent -= std::min<uint64_t>(seg.gso_segs, stats_.segments_sent);
+    stats_.bytes_sent -= std::min<uint64_t>(seg.len, stats_.bytes_sent);
+    --stats_.units_sent;
+  } else {
+    // Units queued after it have not been handed to the host yet: un-send them too.
+    size_t keep = out_head_;
+    for (size_t i = out_head_; i < out_.size(); ++i) {
+      const Segment& q = out_[i];
+      const bool later_new_data = q.len > 0 && !q.has(kRetransmit) && q.seq > seg.seq;
+      if (later_new_data) {
+        bytes_below_ -= std::min<uint64_t>(q.truesize, bytes_below_);
+        --stats_.units_sent;
+      } else {
+        out_[keep++] = q;
+      }
+    }
+    out_.resize(keep);
+    if (seg.seq + seg.len == snd_nxt_ && seg.seq >= snd_una_) {
+      unsend_new_data(seg.seq);
+      --stats_.units_sent;
+    } else {
+      // Not the newest data (the host sent later units): treat it as lost.
+      const uint64_t first = sb_.segment_of(seg.seq);
+      for (uint64_t n = first; n < first + seg.gso_segs && n < sb_.tail(); ++n) {
+        sb_.mark_lost(n);
+      }
+    }
+  }
+  enter_cwr(now);
+  if (sb_.packets_out() == 0) {
+    rto_deadline_.reset();
+    if (!probe_deadline_) {
+      probe_deadline_ = now + rtt_.rto();  // retry later (tcp_check_probe_timer)
+    }
+  }
+}
+
+void TcpSender::on_local_congestion(Time now) {
+  if (state_ == State::kEstablished) {
+    enter_cwr(now);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TcpSender::Sample TcpSender::sample(Time now) const {
+  Sample s;
+  s.at = now;
+  s.bytes_acked = snd_una_ > 1 ? std::min(snd_una_, write_seq_) - 1 : 0;
+  s.bytes_sent_new = snd_nxt_ > 1 ? snd_nxt_ - 1 : 0;
+  s.retransmits = stats_.retransmits;
+  s.cwnd = win_.cwnd;
+  s.ssthresh = win_.ssthresh;
+  s.mss = mss_;
+  s.packets_out = sb_.packets_out();
+  s.in_flight = sb_.in_flight();
+  s.srtt = rtt_.srtt();
+  s.rttvar = rtt_.rttvar();
+  s.min_rtt = rtt_.min_rtt();
+  s.rto = rtt_.rto();
+  s.bytes_below_socket = bytes_below_;
+  s.pacing_rate_bytes_per_sec = pacing_rate_bytes_per_sec();
+  s.tsq_throttled_time = stats_.tsq_throttled_time;
+  if (tsq_throttled_) {
+    s.tsq_throttled_time += now - throttled_since_;
+  }
+  s.ca_state = ca_state_;
+  return s;
+}
+
+}  // namespace nicsim::sim::tcp
