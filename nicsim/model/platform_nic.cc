@@ -20,6 +20,13 @@ std::string format_duration(Duration d) {
   if (ns % 1'000 == 0) {
     return std::to_string(ns / 1'000) + "us";
   }
+  if (ns > 1'000) {  // e.g. 327.68us
+    std::string frac = std::to_string(1'000 + ns % 1'000).substr(1);
+    while (frac.back() == '0') {
+      frac.pop_back();
+    }
+    return std::to_string(ns / 1'000) + "." + frac + "us";
+  }
   return std::to_string(ns) + "ns";
 }
 
@@ -64,6 +71,16 @@ const char* to_string(TxCompletion mode) {
       return "stmmac_modern";
   }
   return "?";
+}
+
+std::optional<TxCompletion> tx_completion_from_string(std::string_view name) {
+  for (TxCompletion m :
+       {TxCompletion::kIrq, TxCompletion::kStmmac2014, TxCompletion::kStmmacModern}) {
+    if (name == to_string(m)) {
+      return m;
+    }
+  }
+  return std::nullopt;
 }
 
 Validation PlatformNic::Params::validate() const {

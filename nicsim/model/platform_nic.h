@@ -79,6 +79,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nicsim/algo/doorbell.h"
@@ -102,7 +103,9 @@ enum class TxCompletion : uint8_t {
   kStmmac2014,    // "stmmac_2014": IC bit every tx_coal_frames, 40 ms timer pushed out per xmit
   kStmmacModern,  // "stmmac_modern": IC rule (count mod frames) < descs, hrtimer, TX NAPI
 };
+// Scenario-file names: "irq", "stmmac_2014", "stmmac_modern".
 const char* to_string(TxCompletion mode);
+std::optional<TxCompletion> tx_completion_from_string(std::string_view name);
 
 // Length of segment `i` (0-based) when a packet of `len` bytes is cut into `segs` segments:
 // ceil(len/segs) for all but the last, which takes the rest; floor(len/segs) instead if the

@@ -152,6 +152,15 @@ Packet gso_packet(PacketFactory& f, uint16_t segs, uint32_t seg_len = 1514) {
 
 // ---------------------------------------------------------------------------------------------
 
+TEST(TxCompletionNames, RoundTrip) {
+  for (TxCompletion m :
+       {TxCompletion::kIrq, TxCompletion::kStmmac2014, TxCompletion::kStmmacModern}) {
+    EXPECT_EQ(tx_completion_from_string(to_string(m)), m);
+  }
+  EXPECT_EQ(std::string(to_string(TxCompletion::kStmmac2014)), "stmmac_2014");
+  EXPECT_FALSE(tx_completion_from_string("napi"));
+}
+
 TEST(GsoSegmentLen, CeilThenRemainder) {
   EXPECT_EQ(gso_segment_len(4542, 3, 0), 1514u);  // 3 x 1514
   EXPECT_EQ(gso_segment_len(4542, 3, 2), 1514u);
@@ -834,6 +843,16 @@ TEST(PlatformNic, CountersSampleAndDescribe) {
   EXPECT_NE(d.find("tx_ring=32"), std::string::npos) << d;
   EXPECT_NE(d.find("tx_completion=irq"), std::string::npos) << d;
   EXPECT_NE(d.find("bql=off"), std::string::npos) << d;
+  PlatformNic::Params q;
+  q.tx_completion = TxCompletion::kStmmacModern;
+  q.tx_coal_frames = 25;
+  q.tx_coal_timer = 5_ms;
+  q.rx_coalesce = {.usecs = 327'680_ns, .frames = 0};
+  const std::string e = PlatformNic(q, pfifo(), zero_costs()).describe();
+  EXPECT_NE(e.find("tx_completion=stmmac_modern(tx_coal_frames=25 tx_coal_timer=5ms)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("rx-usecs=327.68us rx-frames=0"), std::string::npos) << e;
 }
 
 // Params::validate names the offending key (scenario-file names).
