@@ -58,17 +58,22 @@ uint32_t FqCodel::drop_from_fattest(Time now, uint32_t arriving_idx, bool memory
   // over four independent lanes, then its first index), which runs several times faster.
   const uint64_t* b = backlogs_.data();
   const uint32_t n = flows_count_;
-  uint64_t m[4] = {0, 0, 0, 0};
+  // Four independent maxima (scalars, so they stay in registers) break the dependency chain.
+  uint64_t m0 = 0;
+  uint64_t m1 = 0;
+  uint64_t m2 = 0;
+  uint64_t m3 = 0;
   uint32_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    for (int lane = 0; lane < 4; ++lane) {
-      m[lane] = std::max(m[lane], b[i + lane]);
-    }
+    m0 = std::max(m0, b[i]);
+    m1 = std::max(m1, b[i + 1]);
+    m2 = std::max(m2, b[i + 2]);
+    m3 = std::max(m3, b[i + 3]);
   }
   for (; i < n; ++i) {
-    m[0] = std::max(m[0], b[i]);
+    m0 = std::max(m0, b[i]);
   }
-  const uint64_t maxbacklog = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+  const uint64_t maxbacklog = std::max(std::max(m0, m1), std::max(m2, m3));
   uint32_t idx = 0;
   if (maxbacklog > 0) {
     while (b[idx] != maxbacklog) {

@@ -7,8 +7,10 @@
 //    exceed a 512 KB L2, so the larger backlogs measure cache misses on packet metadata.
 //  - BM_FqCodel1024FlowsRandomHash: the same with pseudo-random 32-bit hashes (collisions,
 //    uneven buckets, as a real flow mix gives).
-//  - BM_FqCodelOverload: packet limit 1024 with 4096 arrivals per 1024 dequeues, so the
-//    fattest-flow scan and batch drop run regularly.
+//  - BM_FqCodelOverload: the worst case of the overload path: packet limit 1024, random
+//    hashes over 1024 flows (about one packet per flow) and 4 arrivals per dequeue, so about
+//    every arrival triggers the 1024-flow scan and drops only one or two packets. Items are
+//    arrivals.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
