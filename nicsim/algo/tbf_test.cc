@@ -250,7 +250,7 @@ TEST(Tbf, TooBigPacketsAreDropped) {
   EXPECT_EQ(q.enqueue(f.make(3029), at(0)), Verdict::kDropped);  // id 1
   Packet gso = f.make(4542);                                     // id 2: 3 x 1514
   gso.gso_segs = 3;
-  gso.gso_size = 1460;
+  gso.gso_size = 1514;
   EXPECT_EQ(q.enqueue(std::move(gso), at(0)), Verdict::kDropped);
   EXPECT_EQ(q.enqueue(f.make(3028), at(0)), Verdict::kQueued);  // id 3: exactly buffer
   auto p = q.dequeue(at(0));

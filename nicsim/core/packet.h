@@ -63,9 +63,14 @@ struct Packet {
   uint32_t flow_hash = 0;   // flow-dissector hash (skb_get_hash); fq_codel classifies on it
   uint32_t flow_id = 0;     // the traffic source's flow (reports)
   uint16_t gso_segs = 1;    // segments in a GSO super-packet (1 = ordinary packet)
-  uint16_t gso_size = 0;    // payload bytes per segment when gso_segs > 1
+  // GSO: bytes (skb->len) of every segment but the last; the last gets the rest of `len`.
+  // 0 = split `len` into near-equal parts. (Linux's gso_size counts payload only; here the
+  // sender states the frame size so segmentation is exact without a header length.)
+  uint16_t gso_size = 0;
+  uint16_t gso_index = 0;   // which segment of its GSO parent this frame is (set by segmentation)
   uint8_t priority = 0;     // skb->priority, 0..15
   uint8_t tos = 0;          // DSCP << 2 | ECN
+  uint32_t meta = 0;        // back-end handle to protocol metadata (TCP/ICMP/UDP); 0 = none
   Time enqueue_ts;          // set by the queue currently holding the packet (sojourn time)
   std::array<Time, kStageCount> stage_ts{};  // per-stage timestamps, zero = not reached
   Payload payload;          // real frame bytes (emulator only)

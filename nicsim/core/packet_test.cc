@@ -53,3 +53,34 @@ TEST(Packet, PayloadReturnsToOwnerPool) {
 
 }  // namespace
 }  // namespace nicsim
+
+#include "nicsim/core/gso.h"
+
+namespace nicsim {
+namespace {
+
+TEST(Gso, SegmentsCarryParentIdentityAndIndex) {
+  Packet p;
+  p.id = 9;
+  p.len = 1514 + 1514 + 200;
+  p.gso_segs = 3;
+  p.gso_size = 1514;
+  p.meta = 42;
+  p.tos = 0xb8;
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < 3; ++i) {
+    Packet s = make_gso_segment(p, i);
+    EXPECT_EQ(s.id, 9u);
+    EXPECT_EQ(s.meta, 42u);
+    EXPECT_EQ(s.tos, 0xb8);
+    EXPECT_EQ(s.gso_index, i);
+    EXPECT_EQ(s.gso_segs, 1);
+    total += s.len;
+  }
+  EXPECT_EQ(make_gso_segment(p, 2).len, 200u);
+  EXPECT_EQ(total, p.len);
+  EXPECT_EQ(gso_segment_len(100, 1, 0, 0), 100u);
+}
+
+}  // namespace
+}  // namespace nicsim

@@ -37,20 +37,6 @@ std::string format_coalesce(const char* dir, const algo::IrqCoalescer::Params& p
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
-// One segment of a GSO packet: the packet's identity and metadata with its own length.
-Packet make_segment(const Packet& parent, uint32_t len) {
-  Packet s;
-  s.id = parent.id;
-  s.len = len;
-  s.flow_hash = parent.flow_hash;
-  s.flow_id = parent.flow_id;
-  s.priority = parent.priority;
-  s.tos = parent.tos;
-  s.enqueue_ts = parent.enqueue_ts;
-  s.stage_ts = parent.stage_ts;
-  return s;
-}
-
 algo::IrqCoalescer::Params tx_irq_params(const PlatformNic::Params& p) {
   if (p.tx_completion == TxCompletion::kIrq) {
     return p.tx_coalesce;
@@ -317,9 +303,10 @@ void PlatformNic::validate_into_list(Packet&& p) {
   ++stats_.gso_segmented;
   stats_.gso_segments += segs;
   for (uint32_t i = 0; i + 1 < segs; ++i) {
-    xmit_list_.push_back(XmitEntry{make_segment(p, gso_segment_len(p.len, segs, i)), false, true});
+    xmit_list_.push_back(XmitEntry{make_gso_segment(p, i), false, true});
   }
-  p.len = gso_segment_len(p.len, segs, segs - 1);
+  p.len = gso_segment_len(p, segs - 1);
+  p.gso_index = static_cast<uint16_t>(segs - 1);
   p.gso_segs = 1;
   p.gso_size = 0;
   xmit_list_.push_back(XmitEntry{std::move(p), true, true});
@@ -480,12 +467,13 @@ void PlatformNic::tx_engine_start(Time t) {
   if (s.segs == 1) {
     frame = std::move(s.frame);
   } else {  // TSO: the hardware cuts the super-packet into gso_segs frames
-    const uint32_t len = gso_segment_len(s.frame.len, s.segs, s.segs_sent);
     if (s.segs_sent + 1 < s.segs) {
-      frame = make_segment(s.frame, len);
+      frame = make_gso_segment(s.frame, s.segs_sent);
     } else {
+      const uint32_t len = gso_segment_len(s.frame, s.segs_sent);
       frame = std::move(s.frame);
       frame.len = len;
+      frame.gso_index = static_cast<uint16_t>(s.segs_sent);
       frame.gso_segs = 1;
       frame.gso_size = 0;
     }

@@ -85,6 +85,7 @@
 #include "nicsim/algo/doorbell.h"
 #include "nicsim/algo/irq_coalescer.h"
 #include "nicsim/core/element.h"
+#include "nicsim/core/gso.h"
 #include "nicsim/core/observer.h"
 #include "nicsim/core/packet.h"
 #include "nicsim/core/packet_fifo.h"
@@ -106,17 +107,6 @@ enum class TxCompletion : uint8_t {
 // Scenario-file names: "irq", "stmmac_2014", "stmmac_modern".
 const char* to_string(TxCompletion mode);
 std::optional<TxCompletion> tx_completion_from_string(std::string_view name);
-
-// Length of segment `i` (0-based) when a packet of `len` bytes is cut into `segs` segments:
-// ceil(len/segs) for all but the last, which takes the rest; floor(len/segs) instead if the
-// ceiling would leave the last segment empty. Requires 1 <= segs <= len.
-constexpr uint32_t gso_segment_len(uint32_t len, uint32_t segs, uint32_t i) {
-  uint32_t full = (len + segs - 1) / segs;
-  if (static_cast<uint64_t>(full) * (segs - 1) >= len) {
-    full = len / segs;
-  }
-  return i + 1 < segs ? full : len - full * (segs - 1);
-}
 
 class PlatformNic final : public Nic {
  public:

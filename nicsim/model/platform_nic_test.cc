@@ -146,7 +146,7 @@ void expect_identities(const PlatformNic& n, const Wire& out) {
 Packet gso_packet(PacketFactory& f, uint16_t segs, uint32_t seg_len = 1514) {
   Packet p = f.make(segs * seg_len);
   p.gso_segs = segs;
-  p.gso_size = static_cast<uint16_t>(seg_len - 54);
+  p.gso_size = static_cast<uint16_t>(seg_len);  // frame bytes per full segment (core/gso.h)
   return p;
 }
 
@@ -162,12 +162,17 @@ TEST(TxCompletionNames, RoundTrip) {
 }
 
 TEST(GsoSegmentLen, CeilThenRemainder) {
-  EXPECT_EQ(gso_segment_len(4542, 3, 0), 1514u);  // 3 x 1514
-  EXPECT_EQ(gso_segment_len(4542, 3, 2), 1514u);
-  EXPECT_EQ(gso_segment_len(3182, 3, 0), 1061u);  // ceil(3182 / 3)
-  EXPECT_EQ(gso_segment_len(3182, 3, 2), 1060u);
-  EXPECT_EQ(gso_segment_len(9, 4, 0), 2u);  // ceil 3 would leave 0 for the last: floor
-  EXPECT_EQ(gso_segment_len(9, 4, 3), 3u);
+  EXPECT_EQ(gso_segment_len(4542, 3, 0, 0), 1514u);  // 3 x 1514
+  EXPECT_EQ(gso_segment_len(4542, 3, 0, 2), 1514u);
+  EXPECT_EQ(gso_segment_len(3182, 3, 0, 0), 1061u);  // near-equal: 1061, 1061, 1060
+  EXPECT_EQ(gso_segment_len(3182, 3, 0, 2), 1060u);
+  EXPECT_EQ(gso_segment_len(9, 4, 0, 0), 3u);
+  EXPECT_EQ(gso_segment_len(9, 4, 0, 3), 2u);
+  // With the sender's segment size: full segments then the rest (a short last segment).
+  EXPECT_EQ(gso_segment_len(3128, 3, 1514, 0), 1514u);
+  EXPECT_EQ(gso_segment_len(3128, 3, 1514, 2), 100u);
+  // A segment size that cannot fit falls back to the near-equal split.
+  EXPECT_EQ(gso_segment_len(3000, 3, 1514, 0), 1000u);
 }
 
 // §3.2 + §3.3: with BQL the qdisc hands a bulk-dequeued list to the driver with xmit_more on

@@ -1,5 +1,7 @@
 #include "nicsim/model/usb_nic.h"
 
+#include "nicsim/core/gso.h"
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -581,21 +583,11 @@ Verdict UsbNic::send(Packet&& p, Time now) {
 }
 
 void UsbNic::split_gso(Packet&& p) {
-  // Software GSO (validate_xmit_skb → skb_gso_segment): the device has no TSO. Segments are
-  // near-equal in length (the Packet carries no header length); they keep the packet's id.
+  // Software GSO (validate_xmit_skb → skb_gso_segment): the device has no TSO. Segment sizes
+  // follow nicsim/core/gso.h; segments keep the packet's id and record their index.
   const uint32_t n = p.gso_segs;
-  const uint32_t base = p.len / n;
-  const uint32_t extra = p.len % n;
   for (uint32_t i = 0; i < n; ++i) {
-    Packet s;
-    s.id = p.id;
-    s.len = base + (i < extra ? 1 : 0);
-    s.flow_hash = p.flow_hash;
-    s.flow_id = p.flow_id;
-    s.priority = p.priority;
-    s.tos = p.tos;
-    s.enqueue_ts = p.enqueue_ts;
-    s.stage_ts = p.stage_ts;
+    Packet s = make_gso_segment(p, i);
     requeue_bytes_ += s.len;
     requeue_.push_back(std::move(s));
   }

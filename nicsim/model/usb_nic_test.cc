@@ -579,7 +579,7 @@ TEST(UsbNic, GsoPacketIsSegmentedInSoftware) {
   Harness h(UsbNic::linux_smsc95xx(true), exact_costs());
   Packet gso = h.factory().make(4542);
   gso.gso_segs = 3;
-  gso.gso_size = 1460;
+  gso.gso_size = 1514;  // frame bytes per full segment (core/gso.h)
   h.send(std::move(gso), Time::zero());
   h.run_until(at_us(5000));
   ASSERT_EQ(h.sent.size(), 3u);
@@ -743,7 +743,7 @@ TEST(UsbNic, ConservationUnderRandomTraffic) {
           if (rng() % 8 == 0) {
             pk.gso_segs = static_cast<uint16_t>(2 + rng() % 3);
             pk.len = 1514u * pk.gso_segs;
-            pk.gso_size = 1460;
+            pk.gso_size = 1514;
           }
           h.send(std::move(pk), t);
           ++sent_packets;
