@@ -218,12 +218,12 @@ void Htb::reserve_structures() {
   for (Level& level : hlevel_) {
     level.wait_pq.reserve(n);
     for (Feed& row : level.hprio) {
-      row.members.reserve(n);
+      row.keys.reserve(n);
     }
   }
   for (Class& c : classes_) {
     for (Feed& f : c.feed) {
-      f.members.reserve(static_cast<size_t>(c.children));
+      f.keys.reserve(static_cast<size_t>(c.children));
     }
   }
 }
@@ -349,13 +349,13 @@ Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
   return v;
 }
 
-bool Htb::leaf_dequeue(int32_t cl, Time now, std::optional<Packet>& out) {
+std::optional<Packet> Htb::leaf_dequeue(int32_t cl, Time now) {
   Class& c = classes_[cl];
   const QueueStats& s = *c.qstats;
   const uint64_t drops0 = s.dropped_packets;
   const uint64_t drop_bytes0 = s.dropped_bytes;
   const uint64_t marks0 = s.ecn_marked;
-  out = c.q.dequeue(now);
+  std::optional<Packet> out = c.q.dequeue(now);
   const uint64_t drops = s.dropped_packets - drops0;
   const uint64_t drop_bytes = s.dropped_bytes - drop_bytes0;
   stats_.ecn_marked += s.ecn_marked - marks0;
@@ -370,45 +370,48 @@ bool Htb::leaf_dequeue(int32_t cl, Time now, std::optional<Packet>& out) {
     stats_.dropped_packets += drops;
     stats_.dropped_bytes += drop_bytes;
   }
-  return sent != 0;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Dequeue (htb_dequeue, htb_dequeue_tree, htb_lookup_leaf, htb_charge_class).
 
+// Packets travel by return value from the leaf to the caller: each hop is at most one move
+// (a default-constructed std::optional<Packet> costs a 120-byte clear with libstdc++).
 std::optional<Packet> Htb::dequeue(Time now) {
-  std::optional<Packet> p;
-  if (stash_) {
-    p.swap(stash_);
-  } else if (!dequeue_internal(now, p)) {
-    return p;
+  std::optional<Packet> p = stash_ ? take_stash() : dequeue_internal(now);
+  if (p) {
+    ++stats_.dequeued_packets;
+    stats_.dequeued_bytes += p->len;
+    if (observer_ != nullptr) {
+      observer_->on_dequeue(now, *p);
+    }
   }
-  ++stats_.dequeued_packets;
-  stats_.dequeued_bytes += p->len;
-  if (observer_ != nullptr) {
-    observer_->on_dequeue(now, *p);
-  }
+  return p;
+}
+
+std::optional<Packet> Htb::take_stash() {
+  std::optional<Packet> p = std::move(stash_);
+  stash_.reset();
   return p;
 }
 
 const Packet* Htb::peek(Time now) {
   if (!stash_) {
-    dequeue_internal(now, stash_);
+    stash_ = dequeue_internal(now);
   }
   return stash_ ? &*stash_ : nullptr;
 }
 
-// The packet is written straight into `out` (the caller's return value) to save moves.
-bool Htb::dequeue_internal(Time now, std::optional<Packet>& out) {
+std::optional<Packet> Htb::dequeue_internal(Time now) {
   // Direct packets first, unshaped ("as high prio (!) to minimize cpu work").
   if (!direct_queue_.empty()) {
-    out.emplace(direct_queue_.pop_front());
     --backlog_packets_;
-    backlog_bytes_ -= out->len;
-    return true;
+    backlog_bytes_ -= direct_queue_.front().len;
+    return direct_queue_.pop_front();
   }
   if (backlog_packets_ == 0) {
-    return false;
+    return std::nullopt;
   }
   now_ = now.ns_since_epoch();
   for (int level = 0; level < kMaxDepth; ++level) {
@@ -421,27 +424,28 @@ bool Htb::dequeue_internal(Time now, std::optional<Packet>& out) {
     while (m != 0) {
       const int prio = std::countr_zero(m);
       m &= m - 1;
-      if (dequeue_tree(prio, level, out)) {
-        return true;
+      std::optional<Packet> p = dequeue_tree(prio, level);
+      if (p) {
+        return p;
       }
     }
   }
-  return false;
+  return std::nullopt;
 }
 
-bool Htb::dequeue_tree(int prio, int level, std::optional<Packet>& skb) {
+std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
   Feed& row = hlevel_[level].hprio[prio];
   int32_t start = lookup_leaf(row, prio);
   int32_t cl = start;
   for (;;) {
     if (cl < 0) {
-      return false;
+      return std::nullopt;
     }
     if (classes_[cl].qlen == 0) {
       // An active class with an empty qdisc (its qdisc dropped packets): deactivate, skip.
       deactivate(cl);
       if ((row_mask_[level] & (1u << prio)) == 0) {
-        return false;
+        return std::nullopt;
       }
       const int32_t next = lookup_leaf(row, prio);
       if (cl == start) {
@@ -450,38 +454,37 @@ bool Htb::dequeue_tree(int prio, int level, std::optional<Packet>& skb) {
       cl = next;
       continue;
     }
-    if (leaf_dequeue(cl, Time::from_ns(now_), skb)) {
-      break;
+    std::optional<Packet> skb = leaf_dequeue(cl, Time::from_ns(now_));
+    if (skb) {
+      Class& c = classes_[cl];
+      const uint32_t len = skb->len;
+      c.bytes += len;
+      ++c.packets;
+      c.deficit[level] -= len;
+      if (c.deficit[level] < 0) {
+        c.deficit[level] += c.quantum;
+        next_node(level != 0 ? classes_[c.parent].feed[prio] : hlevel_[0].hprio[prio]);
+      }
+      if (c.qlen == 0) {
+        deactivate(cl);
+      }
+      charge_class(cl, level, len);
+      return skb;
     }
     // A non-work-conserving leaf: move past it.
     next_node(level != 0 ? classes_[classes_[cl].parent].feed[prio] : hlevel_[0].hprio[prio]);
     cl = lookup_leaf(row, prio);
     if (cl == start) {
-      return false;
+      return std::nullopt;
     }
   }
-
-  Class& c = classes_[cl];
-  const uint32_t len = skb->len;
-  c.bytes += len;
-  ++c.packets;
-  c.deficit[level] -= len;
-  if (c.deficit[level] < 0) {
-    c.deficit[level] += c.quantum;
-    next_node(level != 0 ? classes_[c.parent].feed[prio] : hlevel_[0].hprio[prio]);
-  }
-  if (c.qlen == 0) {
-    deactivate(cl);
-  }
-  charge_class(cl, level, len);
-  return true;
 }
 
 // Descends from the row's DRR pointer through the feeds' pointers to a leaf. A pointer that
 // was invalidated resumes at the first class with id >= last_ptr_id; a pointer past the end of
 // its feed rewinds to the first class and advances the pointer one level up.
 int32_t Htb::lookup_leaf(Feed& row, int prio) {
-  if (row.members.empty()) {
+  if (row.empty()) {
     return -1;
   }
   std::array<Feed*, kMaxDepth + 1> stack{};
@@ -490,14 +493,14 @@ int32_t Htb::lookup_leaf(Feed& row, int prio) {
   for (int i = 0; i < 65535; ++i) {
     Feed& f = *stack[sp];
     if (f.ptr < 0 && f.last_ptr_id != 0) {
-      f.ptr = feed_find_next_upper(f, f.last_ptr_id);
+      f.ptr = f.find_next_upper(f.last_ptr_id);
     }
     f.last_ptr_id = 0;
     if (f.ptr < 0) {
-      if (f.members.empty()) {
+      if (f.empty()) {
         return -1;  // cannot happen while feeds and rows are consistent
       }
-      f.ptr = f.members.front();
+      f.ptr = f.first();
       if (sp > 0) {
         --sp;
         Feed& up = *stack[sp];
@@ -635,10 +638,10 @@ void Htb::activate_prios(int32_t cl) {
     while (m != 0) {
       const int prio = std::countr_zero(m);
       m &= m - 1;
-      if (!pc.feed[prio].members.empty()) {
+      if (!pc.feed[prio].empty()) {
         mask &= ~(1u << prio);  // parent already active for this prio
       }
-      feed_insert(pc.feed[prio], cl);
+      pc.feed[prio].insert(classes_[cl].id, cl);
     }
     pc.prio_activity |= mask;
     cl = p;
@@ -666,8 +669,8 @@ void Htb::deactivate_prios(int32_t cl) {
         f.last_ptr_id = classes_[cl].id;
         f.ptr = -1;
       }
-      feed_erase(f, cl);
-      if (f.members.empty()) {
+      f.erase(classes_[cl].id, cl);
+      if (f.empty()) {
         mask |= 1u << prio;
       }
     }
@@ -686,7 +689,7 @@ void Htb::add_class_to_row(int32_t cl, uint32_t mask) {
   while (mask != 0) {
     const int prio = std::countr_zero(mask);
     mask &= mask - 1;
-    feed_insert(hlevel_[level].hprio[prio], cl);
+    hlevel_[level].hprio[prio].insert(classes_[cl].id, cl);
   }
 }
 
@@ -700,47 +703,12 @@ void Htb::remove_class_from_row(int32_t cl, uint32_t mask) {
     if (row.ptr == cl) {
       next_node(row);
     }
-    feed_erase(row, cl);
-    if (row.members.empty()) {
+    row.erase(classes_[cl].id, cl);
+    if (row.empty()) {
       emptied |= 1u << prio;
     }
   }
   row_mask_[level] &= ~emptied;
-}
-
-void Htb::feed_insert(Feed& f, int32_t cl) {
-  const uint32_t id = classes_[cl].id;
-  auto it = f.members.begin();
-  while (it != f.members.end() && classes_[*it].id < id) {
-    ++it;
-  }
-  f.members.insert(it, cl);
-}
-
-void Htb::feed_erase(Feed& f, int32_t cl) {
-  auto it = std::find(f.members.begin(), f.members.end(), cl);
-  if (it != f.members.end()) {
-    f.members.erase(it);
-  }
-}
-
-int32_t Htb::feed_next(const Feed& f, int32_t cl) const {
-  const size_t n = f.members.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (f.members[i] == cl) {
-      return i + 1 < n ? f.members[i + 1] : -1;
-    }
-  }
-  return -1;
-}
-
-int32_t Htb::feed_find_next_upper(const Feed& f, uint32_t id) const {
-  for (int32_t m : f.members) {
-    if (classes_[m].id >= id) {
-      return m;
-    }
-  }
-  return -1;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -179,9 +179,62 @@ class Htb {
   // kernel's rb-tree; `ptr` is the DRR position (-1 = NULL), `last_ptr_id` the id to resume
   // from when the pointed-to class left the feed.
   struct Feed {
-    std::vector<int32_t> members;
+    // (class id << 32) | class index, ascending: ordered by class id like the rb-tree.
+    std::vector<uint64_t> keys;
     int32_t ptr = -1;
     uint32_t last_ptr_id = 0;
+
+    static uint64_t key(uint32_t id, int32_t cl) {
+      return (uint64_t{id} << 32) | static_cast<uint32_t>(cl);
+    }
+    static int32_t index(uint64_t k) { return static_cast<int32_t>(k & 0xFFFFFFFFu); }
+    bool empty() const { return keys.empty(); }
+    int32_t first() const { return index(keys.front()); }
+    void insert(uint32_t id, int32_t cl) {
+      const uint64_t k = key(id, cl);
+      keys.push_back(k);
+      size_t i = keys.size() - 1;
+      for (; i > 0 && keys[i - 1] > k; --i) {
+        keys[i] = keys[i - 1];
+      }
+      keys[i] = k;
+    }
+    void erase(uint32_t id, int32_t cl) {
+      const uint64_t k = key(id, cl);
+      const size_t n = keys.size();
+      size_t i = 0;
+      while (i < n && keys[i] != k) {
+        ++i;
+      }
+      if (i == n) {
+        return;
+      }
+      for (; i + 1 < n; ++i) {
+        keys[i] = keys[i + 1];
+      }
+      keys.pop_back();
+    }
+    // The member after `cl` (whose id is `id`), -1 past the end (rb_next).
+    int32_t next(uint32_t id, int32_t cl) const {
+      const uint64_t k = key(id, cl);
+      const size_t n = keys.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (keys[i] == k) {
+          return i + 1 < n ? index(keys[i + 1]) : -1;
+        }
+      }
+      return -1;
+    }
+    // First member with class id >= id, -1 if none (htb_id_find_next_upper).
+    int32_t find_next_upper(uint32_t id) const {
+      const uint64_t k = uint64_t{id} << 32;
+      for (uint64_t m : keys) {
+        if (m >= k) {
+          return index(m);
+        }
+      }
+      return -1;
+    }
   };
 
   // psched_l2t_ns for one rate: ceil(bytes * 8e9 / bps), exact, without a division on the
@@ -255,9 +308,10 @@ class Htb {
   int32_t index_of(uint32_t id) const { return id < id_to_index_.size() ? id_to_index_[id] : -1; }
   int32_t classify(const Packet& p) const;  // class index, or -1 = direct
   Verdict enqueue_leaf(int32_t cl, Packet&& p, Time now);
-  bool leaf_dequeue(int32_t cl, Time now, std::optional<Packet>& out);
-  bool dequeue_internal(Time now, std::optional<Packet>& out);
-  bool dequeue_tree(int prio, int level, std::optional<Packet>& skb);
+  std::optional<Packet> leaf_dequeue(int32_t cl, Time now);
+  std::optional<Packet> dequeue_internal(Time now);
+  std::optional<Packet> dequeue_tree(int prio, int level);
+  std::optional<Packet> take_stash();
   int32_t lookup_leaf(Feed& row, int prio);
   void charge_class(int32_t cl, int level, uint32_t bytes);
 
@@ -271,12 +325,7 @@ class Htb {
   void remove_class_from_row(int32_t cl, uint32_t mask);
   void do_events(int level);
 
-  // Feed helpers (rb-tree stand-ins).
-  void feed_insert(Feed& f, int32_t cl);
-  void feed_erase(Feed& f, int32_t cl);
-  int32_t feed_next(const Feed& f, int32_t cl) const;
-  int32_t feed_find_next_upper(const Feed& f, uint32_t id) const;
-  void next_node(Feed& f) { f.ptr = f.ptr < 0 ? -1 : feed_next(f, f.ptr); }
+  void next_node(Feed& f) { f.ptr = f.ptr < 0 ? -1 : f.next(classes_[f.ptr].id, f.ptr); }
 
   // Wait-queue heap helpers.
   bool pq_less(int32_t a, int32_t b) const;

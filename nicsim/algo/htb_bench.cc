@@ -1,14 +1,15 @@
 // Htb: enqueue+dequeue pairs per second with shaping active.
 //
-// Tree (as in a typical home-router setup): 1:1 root 100 Gbit/s → inner 1:2 and 1:3
-// (30 Gbit/s each, ceil 100) → leaves 1:4, 1:5 under 1:2 and 1:6, 1:7 under 1:3 (10 Gbit/s
-// each, ceil 100, prio 0/1). One 1000-byte packet arrives and one leaves every 100 ns
-// (80 Gbit/s offered, 20 Gbit/s per leaf): every leaf is over its rate and borrows, the inner
-// classes are over theirs too, so modes change, events fire and packets are found at levels
-// 0, 6 and 7. Classification by the skb->priority rule (priority = leaf id); 8 flows per leaf.
-// All leaves stay backlogged (64 packets each at the start; the sojourn time, ~26 us, stays
-// far below CoDel's 5 ms target, so fq_codel leaves do not drop). Leaves: fq_codel with its
-// defaults (the sqm-style "htb + fq_codel" setup), and pfifo for comparison.
+// Tree (a typical home-router shape): 1:1 root 100 Gbit/s → inner 1:2 and 1:3 (30 Gbit/s
+// each, ceil 100) → leaves 1:4, 1:5 under 1:2 and 1:6, 1:7 under 1:3 (10 Gbit/s each, ceil
+// 100, prio 0/1). The clock advances 100 ns per dequeue of a 1000-byte packet (80 Gbit/s
+// through a 100 Gbit/s root), and every dequeued packet is replaced by a new one for the same
+// leaf, so all leaves stay backlogged (64 packets each) whatever share they get. Every leaf is
+// over its rate and borrows, the inner classes are over theirs too: modes change, events fire
+// and packets are found at levels 0, 6 and 7 (about 1.5 mode changes and 1 event per
+// packet). Classification by the skb->priority rule (priority = leaf id); 8 flows per leaf;
+// the sojourn time (~26 us) stays far below CoDel's 5 ms target, so fq_codel does not drop.
+// Leaves: fq_codel with its defaults (the sqm-style "htb + fq_codel" setup), and pfifo.
 #include <benchmark/benchmark.h>
 
 #include "nicsim/algo/fifo.h"
@@ -20,26 +21,37 @@ namespace {
 
 constexpr uint32_t kLeaves[] = {4, 5, 6, 7};
 
+// `burst_time` 0: tc's default burst/cburst (1600 B + rate/1e9); otherwise buckets of that
+// much time at rate/ceil (sqm-scripts size them for about 1 ms).
 template <class MakeLeaf>
-Htb make_tree(MakeLeaf make_leaf) {
-  Htb h;
-  h.add_class({.id = 1, .rate = Rate::gbit(100)});
-  h.add_class({.id = 2, .parent = 1, .rate = Rate::gbit(30), .ceil = Rate::gbit(100)});
-  h.add_class({.id = 3, .parent = 1, .rate = Rate::gbit(30), .ceil = Rate::gbit(100)});
+Htb make_tree(MakeLeaf make_leaf, bool hysteresis, Duration burst_time) {
+  Htb::Params params;
+  params.hysteresis = hysteresis;
+  Htb h(params);
+  auto bytes = [burst_time](Rate r) { return static_cast<int64_t>(r.bytes_in(burst_time)); };
+  auto add = [&](uint32_t id, uint32_t parent, Rate rate, Rate ceil, int64_t prio, AnyQueue leaf) {
+    h.add_class({.id = id,
+                 .parent = parent,
+                 .rate = rate,
+                 .ceil = ceil,
+                 .burst = bytes(rate),
+                 .cburst = bytes(ceil),
+                 .prio = prio,
+                 .leaf = std::move(leaf)});
+  };
+  add(1, 0, Rate::gbit(100), Rate::gbit(100), 0, AnyQueue());
+  add(2, 1, Rate::gbit(30), Rate::gbit(100), 0, AnyQueue());
+  add(3, 1, Rate::gbit(30), Rate::gbit(100), 0, AnyQueue());
   for (uint32_t leaf : kLeaves) {
-    h.add_class({.id = leaf,
-                 .parent = leaf < 6 ? 2u : 3u,
-                 .rate = Rate::gbit(10),
-                 .ceil = Rate::gbit(100),
-                 .prio = leaf % 2,
-                 .leaf = make_leaf()});
+    add(leaf, leaf < 6 ? 2u : 3u, Rate::gbit(10), Rate::gbit(100), leaf % 2, make_leaf());
   }
   return h;
 }
 
 template <class MakeLeaf>
-void run(benchmark::State& state, MakeLeaf make_leaf) {
-  Htb h = make_tree(make_leaf);
+void run(benchmark::State& state, MakeLeaf make_leaf, bool hysteresis = false,
+         Duration burst_time = Duration::zero()) {
+  Htb h = make_tree(make_leaf, hysteresis, burst_time);
   Time now = Time::zero();
   uint64_t id = 0;
   auto packet = [&](uint32_t leaf) {
@@ -55,13 +67,16 @@ void run(benchmark::State& state, MakeLeaf make_leaf) {
       h.enqueue(packet(leaf), now);
     }
   }
+  // Closed loop: every dequeued packet is replaced by a new one for the same leaf, so each
+  // leaf keeps its 64-packet backlog whatever share HTB gives it.
   uint64_t misses = 0;
-  size_t next_leaf = 0;
   for (auto _ : state) {
-    h.enqueue(packet(kLeaves[next_leaf]), now);
-    next_leaf = (next_leaf + 1) & 3;
     std::optional<Packet> out = h.dequeue(now);
-    misses += out ? 0 : 1;
+    if (out) {
+      h.enqueue(packet(out->priority), now);
+    } else {
+      ++misses;
+    }
     benchmark::DoNotOptimize(out);
     now += Duration::ns(100);
   }
@@ -78,6 +93,14 @@ void BM_HtbTwoLevelsFourFqCodelLeaves(benchmark::State& state) {
   run(state, [] { return AnyQueue(FqCodel(FqCodel::Params{})); });
 }
 BENCHMARK(BM_HtbTwoLevelsFourFqCodelLeaves);
+
+// The same with htb_hysteresis = 1 and 1 ms buckets: classes change mode only when they are
+// a whole bucket over (or back), so far fewer mode changes and events per packet.
+void BM_HtbTwoLevelsFourFqCodelLeavesHysteresis1ms(benchmark::State& state) {
+  run(
+      state, [] { return AnyQueue(FqCodel(FqCodel::Params{})); }, true, Duration::ms(1));
+}
+BENCHMARK(BM_HtbTwoLevelsFourFqCodelLeavesHysteresis1ms);
 
 void BM_HtbTwoLevelsFourFifoLeaves(benchmark::State& state) {
   run(state, [] { return AnyQueue(Fifo(Fifo::Params{.limit_packets = 1000})); });
