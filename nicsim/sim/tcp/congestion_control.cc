@@ -6,9 +6,9 @@
 namespace nicsim::sim::tcp {
 
 namespace {
-constexpr uint32_t kHystartMinSamples = 8;          // HYSTART_MIN_SAMPLES
-constexpr Duration kHystartDelayMin = Duration::ms(4);   // HYSTART_DELAY_MIN
-constexpr Duration kHystartDelayMax = Duration::ms(16);  // HYSTART_DELAY_MAX
+constexpr uint32_t kHystartMinSamples = 8;                  // HYSTART_MIN_SAMPLES
+constexpr Duration kHystartDelayMin = Duration::ms(4);      // HYSTART_DELAY_MIN
+constexpr Duration kHystartDelayMax = Duration::ms(16);     // HYSTART_DELAY_MAX
 constexpr Duration kHystartSampleHoldoff = Duration::s(1);  // bictcp_acked: epoch_start + HZ
 }  // namespace
 
@@ -140,7 +140,7 @@ uint32_t CongestionControl::ssthresh(const Window& w) {
   }
   cwnd_prior_ = cwnd;
   alpha_ = alpha_initial_;
-  const double ss = std::floor(cwnd * beta_);
+  const double ss = std::floor(cwnd * beta_ + 1e-9);  // 90 × 0.7 must give 63, not 62
   return std::max<uint32_t>(static_cast<uint32_t>(ss), 2);
 }
 
@@ -195,8 +195,8 @@ void CongestionControl::on_rtt_sample(Window& w, Duration rtt, Time now) {
     }
     if (sample_cnt_ < kHystartMinSamples) {
       ++sample_cnt_;
-    } else if (curr_rtt_ > delay_min_ + std::clamp(delay_min_ / 8, kHystartDelayMin,
-                                                   kHystartDelayMax)) {
+    } else if (curr_rtt_ >
+               delay_min_ + std::clamp(delay_min_ / 8, kHystartDelayMin, kHystartDelayMax)) {
       hystart_found_ = true;
     }
   }

@@ -38,8 +38,7 @@ class Loopback {
     for (size_t i = 0; i < senders.size(); ++i) {
       flows_.push_back(Flow{std::make_unique<TcpSender>(senders[i]),
                             std::make_unique<TcpReceiver>(receiver),
-                            i < start_times.size() ? Time::zero() + start_times[i]
-                                                   : Time::zero()});
+                            i < start_times.size() ? Time::zero() + start_times[i] : Time::zero()});
     }
   }
 

@@ -26,7 +26,9 @@ std::string_view to_string(RtoStyle s) {
 
 namespace {
 
-ParamError err(std::string key, std::string msg) { return ParamError{std::move(key), std::move(msg)}; }
+ParamError err(std::string key, std::string msg) {
+  return ParamError{std::move(key), std::move(msg)};
+}
 
 Validation at_least(const char* key, int64_t v, int64_t min) {
   if (v < min) {
@@ -81,7 +83,8 @@ Validation Params::validate() const {
     return err("tcp.rto_style", "unknown RTO style");
   }
   if (auto e = at_least("tcp.wmem", wmem, 2 * mss)) return e;
-  if (auto e = at_least("tcp.rmem", rmem, 2 * mss)) return e;
+  // At least 4 segments, so that a non-zero window is never smaller than one segment.
+  if (auto e = at_least("tcp.rmem", rmem, 4 * mss)) return e;
   if (auto e = at_least("tcp.rmem_max", rmem_max, rmem)) return e;
   if (auto e = in_range("tcp.adv_win_scale", adv_win_scale, 0, 31)) return e;
   if (auto e = in_range("tcp.init_rcv_wnd", init_rcv_wnd, 1, 65535)) return e;

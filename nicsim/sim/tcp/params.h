@@ -48,40 +48,40 @@ struct Params {
   Duration hystart_ack_delta = Duration::ms(2);  // "tcp.hystart_ack_delta": 2 ms
 
   // --- retransmission timer (RFC 6298) ---
-  Duration rto_initial = Duration::s(1);    // "tcp.rto_initial": TCP_TIMEOUT_INIT (RFC 6298 2.1)
-  Duration rto_min = Duration::ms(200);     // "tcp.rto_min": TCP_RTO_MIN
-  Duration rto_max = Duration::s(120);      // "tcp.rto_max": TCP_RTO_MAX
+  Duration rto_initial = Duration::s(1);  // "tcp.rto_initial": TCP_TIMEOUT_INIT (RFC 6298 2.1)
+  Duration rto_min = Duration::ms(200);   // "tcp.rto_min": TCP_RTO_MIN
+  Duration rto_max = Duration::s(120);    // "tcp.rto_max": TCP_RTO_MAX
   Duration clock_granularity = Duration::ms(1);  // "tcp.clock_granularity": G (1 jiffy, HZ=1000)
-  RtoStyle rto_style = RtoStyle::kLinux;    // "tcp.rto_style"
+  RtoStyle rto_style = RtoStyle::kLinux;         // "tcp.rto_style"
 
   // --- buffers and windows ---
-  int64_t wmem = 4194304;      // "tcp.wmem": send buffer, payload bytes; tcp_wmem[2] (autotuned max)
-  int64_t rmem = 131072;       // "tcp.rmem": initial receive buffer, tcp_rmem[1]
-  int64_t rmem_max = 6291456;  // "tcp.rmem_max": autotuning limit, tcp_rmem[2]
-  bool moderate_rcvbuf = true; // "tcp.moderate_rcvbuf": receive-buffer autotuning, sysctl = 1
-  int64_t adv_win_scale = 1;   // "tcp.adv_win_scale": window = space − space/2^n (1 until 6.5)
-  int64_t init_rcv_wnd = 10;   // "tcp.init_rcv_wnd": TCP_DEFAULT_INIT_RCVWND segments
-  Rate app_read_rate;          // "tcp.app_read_rate": receiving application; 0 = reads instantly
+  int64_t wmem = 4194304;  // "tcp.wmem": send buffer, payload bytes; tcp_wmem[2] (autotuned max)
+  int64_t rmem = 131072;   // "tcp.rmem": initial receive buffer, tcp_rmem[1]
+  int64_t rmem_max = 6291456;   // "tcp.rmem_max": autotuning limit, tcp_rmem[2]
+  bool moderate_rcvbuf = true;  // "tcp.moderate_rcvbuf": receive-buffer autotuning, sysctl = 1
+  int64_t adv_win_scale = 1;    // "tcp.adv_win_scale": window = space − space/2^n (1 until 6.5)
+  int64_t init_rcv_wnd = 10;    // "tcp.init_rcv_wnd": TCP_DEFAULT_INIT_RCVWND segments
+  Rate app_read_rate;           // "tcp.app_read_rate": receiving application; 0 = reads instantly
 
   // --- ACK generation ---
   Duration delayed_ack = Duration::ms(40);  // "tcp.delayed_ack": TCP_DELACK_MIN = TCP_ATO_MIN
   int64_t max_quickacks = 16;               // "tcp.max_quickacks": TCP_MAX_QUICKACKS
 
   // --- below the socket: TSQ, GSO/TSO autosizing, pacing ---
-  bool tsq = true;                      // "tcp.tsq": TCP Small Queues (Linux >= 3.6)
-  int64_t limit_output_bytes = 1048576; // "tcp.limit_output_bytes": 131072 in 3.6–4.x (2014
-                                        // seed era), 262144 in some 4.x, 1048576 since 5.0
-  int64_t skb_truesize_overhead = 768;  // "tcp.skb_truesize_overhead": truesize ≈ payload + this
-                                        // (sk_buff + skb_shared_info + MAX_TCP_HEADER, approx.)
-  bool gso = true;                      // "tcp.gso": GSO/TSO super-packets (NETIF_F_GSO default)
-  int64_t gso_max_size = 65536;         // "tcp.gso_max_size": GSO_MAX_SIZE
-  int64_t gso_max_segs = 65535;         // "tcp.gso_max_segs": GSO_MAX_SEGS
-  int64_t min_tso_segs = 2;             // "tcp.min_tso_segs": tcp_min_tso_segs = 2
-  int64_t pacing_shift = 10;            // "tcp.pacing_shift": sk_pacing_shift (≈1 ms of data)
-  bool pacing = false;                  // "tcp.pacing": space emissions at the pacing rate
-  int64_t pacing_ss_ratio = 200;        // "tcp.pacing_ss_ratio": tcp_pacing_ss_ratio (4.4+;
-                                        // 3.12–4.3: 200 in both phases)
-  int64_t pacing_ca_ratio = 120;        // "tcp.pacing_ca_ratio": tcp_pacing_ca_ratio (4.4+)
+  bool tsq = true;                       // "tcp.tsq": TCP Small Queues (Linux >= 3.6)
+  int64_t limit_output_bytes = 1048576;  // "tcp.limit_output_bytes": 131072 in 3.6–4.x (2014
+                                         // seed era), 262144 in some 4.x, 1048576 since 5.0
+  int64_t skb_truesize_overhead = 768;   // "tcp.skb_truesize_overhead": truesize ≈ payload + this
+                                         // (sk_buff + skb_shared_info + MAX_TCP_HEADER, approx.)
+  bool gso = true;                       // "tcp.gso": GSO/TSO super-packets (NETIF_F_GSO default)
+  int64_t gso_max_size = 65536;          // "tcp.gso_max_size": GSO_MAX_SIZE
+  int64_t gso_max_segs = 65535;          // "tcp.gso_max_segs": GSO_MAX_SEGS
+  int64_t min_tso_segs = 2;              // "tcp.min_tso_segs": tcp_min_tso_segs = 2
+  int64_t pacing_shift = 10;             // "tcp.pacing_shift": sk_pacing_shift (≈1 ms of data)
+  bool pacing = false;                   // "tcp.pacing": space emissions at the pacing rate
+  int64_t pacing_ss_ratio = 200;         // "tcp.pacing_ss_ratio": tcp_pacing_ss_ratio (4.4+;
+                                         // 3.12–4.3: 200 in both phases)
+  int64_t pacing_ca_ratio = 120;         // "tcp.pacing_ca_ratio": tcp_pacing_ca_ratio (4.4+)
 
   // --- workload (sender) ---
   int64_t bytes_to_send = 0;  // "tcp.bytes": bulk data to send; 0 = unlimited (iperf3 -t)

@@ -5,7 +5,7 @@
 namespace nicsim::sim::tcp {
 
 namespace {
-constexpr uint32_t kQuickAcksOnCe = 2;  // tcp_ecn_check_ce: tcp_enter_quickack_mode(sk, 2)
+constexpr uint32_t kQuickAcksOnCe = 2;      // tcp_ecn_check_ce: tcp_enter_quickack_mode(sk, 2)
 constexpr uint64_t kInitCwndForSpace = 10;  // tcp_init_buffer_space: TCP_INIT_CWND · advmss
 }  // namespace
 
@@ -13,8 +13,8 @@ TcpReceiver::TcpReceiver(const Params& params)
     : params_(require_valid(params)), mss_(static_cast<uint32_t>(params.mss)) {
   rcvbuf_ = static_cast<uint64_t>(params_.rmem);
   window_clamp_ = win_from_space(rcvbuf_);
-  rcv_ssthresh_ = std::min<uint64_t>(window_clamp_,
-                                     static_cast<uint64_t>(params_.init_rcv_wnd) * mss_);
+  rcv_ssthresh_ =
+      std::min<uint64_t>(window_clamp_, static_cast<uint64_t>(params_.init_rcv_wnd) * mss_);
   synack_timeout_ = params_.rto_initial;
   ooo_.reserve(16);
   out_.reserve(16);
@@ -71,7 +71,7 @@ uint32_t TcpReceiver::select_window_raw() const {
 // ---------------------------------------------------------------------------------------------
 // Handshake
 
-void TcpReceiver::on_segment(const Segment& seg, Time now) {
+void TcpReceiver::do_segment(const Segment& seg, Time now) {
   if (seg.has(kSyn) && !seg.has(kAck)) {
     on_syn(seg, now);
     return;
@@ -504,8 +504,8 @@ std::optional<Time> TcpReceiver::read_wakeup() const {
   const uint64_t allowed = win_from_space(rcvbuf_);
   uint64_t target = std::max<uint64_t>(2 * now_win, 1);
   if (target < full / 2) {
-    target = std::max<uint64_t>(target, std::max<uint64_t>(std::min<uint64_t>(rcv_mss_, full),
-                                                           allowed >> 4));
+    target = std::max<uint64_t>(
+        target, std::max<uint64_t>(std::min<uint64_t>(rcv_mss_, full), allowed >> 4));
   }
   if (target > rcv_ssthresh_) {
     return std::nullopt;  // the window is capped below the target until more data arrives
@@ -529,18 +529,17 @@ std::optional<Time> TcpReceiver::read_wakeup() const {
 // ---------------------------------------------------------------------------------------------
 // Timers
 
-std::optional<Time> TcpReceiver::next_event() const {
-  std::optional<Time> t = delack_deadline_;
-  if (synack_deadline_ && (!t || *synack_deadline_ < *t)) {
-    t = synack_deadline_;
+std::optional<Time> TcpReceiver::compute_next_event() const {
+  Time t = Time::max();
+  if (delack_deadline_) t = *delack_deadline_;
+  if (synack_deadline_ && *synack_deadline_ < t) t = *synack_deadline_;
+  if (!params_.app_read_rate.is_zero() && queued_ > 0) {
+    if (const std::optional<Time> r = read_wakeup(); r && *r < t) t = *r;
   }
-  if (const std::optional<Time> r = read_wakeup(); r && (!t || *r < *t)) {
-    t = r;
-  }
-  return t;
+  return t == Time::max() ? std::nullopt : std::optional<Time>(t);
 }
 
-void TcpReceiver::advance(Time now) {
+void TcpReceiver::do_advance(Time now) {
   if (synack_deadline_ && *synack_deadline_ <= now) {
     synack_deadline_.reset();
     if (state_ == State::kSynReceived) {

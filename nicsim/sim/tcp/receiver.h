@@ -51,39 +51,46 @@ class TcpReceiver {
   enum class State : uint8_t { kListen, kSynReceived, kEstablished };
 
   struct Stats {
-    uint64_t segments_received = 0;    // data segments (as handed in by the host)
-    uint64_t bytes_received = 0;       // payload bytes accepted in order (goodput)
-    uint64_t bytes_read = 0;           // payload bytes the application read
-    uint64_t duplicate_bytes = 0;      // payload that arrived again
-    uint64_t ooo_segments = 0;         // segments queued out of order
-    uint64_t acks_sent = 0;            // all ACKs incl. SYN-ACKs and window updates
-    uint64_t delayed_acks = 0;         // ACKs sent by the delayed-ACK timer
-    uint64_t quick_acks = 0;           // ACKs sent in quick-ACK mode
-    uint64_t window_updates = 0;       // ACKs sent because the application freed space
-    uint64_t dupacks_sent = 0;         // ACKs for out-of-order, old or out-of-window data
-    uint64_t window_drops = 0;         // segments starting beyond the advertised window
-    uint64_t buffer_drops = 0;         // segments that did not fit the receive buffer
-    uint64_t ce_received = 0;          // data segments with CE
+    uint64_t segments_received = 0;  // data segments (as handed in by the host)
+    uint64_t bytes_received = 0;     // payload bytes accepted in order (goodput)
+    uint64_t bytes_read = 0;         // payload bytes the application read
+    uint64_t duplicate_bytes = 0;    // payload that arrived again
+    uint64_t ooo_segments = 0;       // segments queued out of order
+    uint64_t acks_sent = 0;          // all ACKs incl. SYN-ACKs and window updates
+    uint64_t delayed_acks = 0;       // ACKs sent by the delayed-ACK timer
+    uint64_t quick_acks = 0;         // ACKs sent in quick-ACK mode
+    uint64_t window_updates = 0;     // ACKs sent because the application freed space
+    uint64_t dupacks_sent = 0;       // ACKs for out-of-order, old or out-of-window data
+    uint64_t window_drops = 0;       // segments starting beyond the advertised window
+    uint64_t buffer_drops = 0;       // segments that did not fit the receive buffer
+    uint64_t ce_received = 0;        // data segments with CE
     uint64_t syn_acks_sent = 0;
-    uint64_t rcvbuf_grows = 0;         // autotuning steps
+    uint64_t rcvbuf_grows = 0;  // autotuning steps
   };
 
   struct Sample {
     Time at;
     uint64_t bytes_received = 0;
     uint64_t bytes_read = 0;
-    uint32_t window = 0;      // last advertised window
+    uint32_t window = 0;  // last advertised window
     uint64_t rcvbuf = 0;
-    uint64_t queued = 0;      // in-order bytes not yet read
+    uint64_t queued = 0;  // in-order bytes not yet read
     uint64_t ooo_bytes = 0;
   };
 
   TcpReceiver() : TcpReceiver(Params{}) {}
   explicit TcpReceiver(const Params& params);
 
-  void on_segment(const Segment& seg, Time now);
-  std::optional<Time> next_event() const;
-  void advance(Time now);
+  void on_segment(const Segment& seg, Time now) {
+    do_segment(seg, now);
+    refresh();
+  }
+  // The earliest timer (delayed ACK, SYN-ACK, application read wake-up), nullopt if none.
+  std::optional<Time> next_event() const { return next_event_; }
+  void advance(Time now) {
+    do_advance(now);
+    refresh();
+  }
 
   bool has_output() const { return out_head_ < out_.size(); }
   size_t output_size() const { return out_.size() - out_head_; }
@@ -99,7 +106,7 @@ class TcpReceiver {
   State state() const { return state_; }
   uint64_t rcv_nxt() const { return rcv_nxt_; }
   bool fin_received() const { return fin_received_; }
-  uint32_t rcv_wnd() const { return rcv_wnd_; }      // last advertised window
+  uint32_t rcv_wnd() const { return rcv_wnd_; }  // last advertised window
   uint64_t rcvbuf() const { return rcvbuf_; }
   uint64_t window_clamp() const { return window_clamp_; }
   uint64_t rcv_ssthresh() const { return rcv_ssthresh_; }
@@ -115,6 +122,10 @@ class TcpReceiver {
   Sample sample(Time now) const;
 
  private:
+  void do_segment(const Segment& seg, Time now);
+  void do_advance(Time now);
+  std::optional<Time> compute_next_event() const;
+  void refresh() { next_event_ = compute_next_event(); }
   void on_syn(const Segment& seg, Time now);
   void send_syn_ack(Time now);
   void on_data(const Segment& seg, Time now);
@@ -159,7 +170,7 @@ class TcpReceiver {
   bool fin_received_ = false;
   std::optional<uint64_t> fin_seq_;  // sequence number of a FIN received out of order
 
-  std::vector<SackBlock> ooo_;                  // sorted, disjoint out-of-order ranges
+  std::vector<SackBlock> ooo_;  // sorted, disjoint out-of-order ranges
   uint64_t ooo_bytes_ = 0;
   std::array<SackBlock, kMaxSackBlocks> sacks_{};  // selective_acks, most recent first
   uint32_t num_sacks_ = 0;
@@ -186,6 +197,7 @@ class TcpReceiver {
   uint64_t space_seq_ = 0;  // bytes_read at the start of the measurement
   Time space_time_;
 
+  std::optional<Time> next_event_;
   Stats stats_;
   std::vector<Segment> out_;
   size_t out_head_ = 0;

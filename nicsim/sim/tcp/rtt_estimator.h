@@ -83,7 +83,7 @@ class RttEstimator {
     return min(rto, cfg_.rto_max);
   }
 
-  void back_off() { ++backoff_; }          // RFC 6298 (5.5)
+  void back_off() { ++backoff_; }  // RFC 6298 (5.5)
   void reset_backoff() { backoff_ = 0; }
   // RFC 6298 (5.7): after a SYN timeout with no sample, use 3 s once data transfer begins.
   void fall_back_to(Duration rto_initial) { cfg_.rto_initial = rto_initial; }

@@ -45,17 +45,17 @@ class Scoreboard {
     uint8_t bits = 0;
   };
   struct AckResult {
-    uint32_t acked = 0;         // segments removed from the head
-    uint32_t acked_sacked = 0;  // of which were already SACKed
-    bool retrans_acked = false; // any of them ever retransmitted (Karn)
+    uint32_t acked = 0;          // segments removed from the head
+    uint32_t acked_sacked = 0;   // of which were already SACKed
+    bool retrans_acked = false;  // any of them ever retransmitted (Karn)
     bool has_first_sent = false;
-    Time first_sent;            // oldest send time among never-retransmitted, un-SACKed ones
+    Time first_sent;  // oldest send time among never-retransmitted, un-SACKed ones
   };
   struct SackResult {
     uint32_t newly_sacked = 0;
     uint32_t newly_sacked_retrans = 0;  // of which had a retransmission in flight
     bool has_first_sent = false;
-    Time first_sent;            // oldest send time among newly SACKed never-retransmitted ones
+    Time first_sent;  // oldest send time among newly SACKed never-retransmitted ones
   };
 
   Scoreboard() = default;
@@ -79,7 +79,9 @@ class Scoreboard {
   // Lost segments waiting for their (first or next) retransmission.
   uint32_t pending_retransmits() const { return lost_out_ - retrans_out_; }
   // One past the highest SACKed segment (head() if none).
-  uint64_t highest_sacked_end() const { return highest_sacked_end_ > head_ ? highest_sacked_end_ : head_; }
+  uint64_t highest_sacked_end() const {
+    return highest_sacked_end_ > head_ ? highest_sacked_end_ : head_;
+  }
 
   // --- transmission ---
   void push(Time sent, uint32_t len) {

@@ -31,7 +31,7 @@ inline constexpr uint32_t kTcpHeaderBytes = 20;
 inline constexpr uint32_t kTimestampOptionBytes = 12;  // NOP, NOP, kind 8, len 10
 inline constexpr uint32_t kSackOptionBaseBytes = 4;    // NOP, NOP, kind 5, len
 inline constexpr uint32_t kSackBlockBytes = 8;
-inline constexpr uint32_t kMaxSackBlocks = 4;          // 40 option bytes without timestamps
+inline constexpr uint32_t kMaxSackBlocks = 4;  // 40 option bytes without timestamps
 inline constexpr uint32_t kMaxSackBlocksWithTimestamps = 3;
 
 // [start, end) in sequence space.

@@ -15,7 +15,7 @@ RttEstimator::Config rtt_config(const Params& p) {
 }
 
 constexpr Duration kTimeoutFallback = Duration::s(3);  // RFC 6298 (5.7), TCP_TIMEOUT_FALLBACK
-constexpr uint64_t kUnpacedSegments = 10;             // tcp_update_skb_after_send
+constexpr uint64_t kUnpacedSegments = 10;              // tcp_update_skb_after_send
 
 }  // namespace
 
@@ -54,7 +54,7 @@ void TcpSender::emit_control(uint8_t flags, uint64_t seq, Time now) {
   push_output(s);
 }
 
-void TcpSender::connect(Time now) {
+void TcpSender::do_connect(Time now) {
   if (state_ != State::kClosed) {
     return;
   }
@@ -79,7 +79,7 @@ void TcpSender::connect(Time now) {
   rto_deadline_ = now + rtt_.rto();
 }
 
-void TcpSender::on_segment(const Segment& seg, Time now) {
+void TcpSender::do_segment(const Segment& seg, Time now) {
   switch (state_) {
     case State::kClosed:
       return;
@@ -125,8 +125,8 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   peer_ack_ = seg.seq + 1;
   snd_una_ = 1;
   snd_nxt_ = 1;
-  write_seq_ = params_.bytes_to_send > 0 ? 1 + static_cast<uint64_t>(params_.bytes_to_send)
-                                         : kUnlimited;
+  write_seq_ =
+      params_.bytes_to_send > 0 ? 1 + static_cast<uint64_t>(params_.bytes_to_send) : kUnlimited;
   snd_wnd_ = seg.wnd;
   max_packets_seq_ = snd_nxt_;
   state_ = State::kEstablished;
@@ -283,8 +283,8 @@ void TcpSender::update_ca_state(bool advanced, bool ece, Time now) {
       } else if (ece && ca_state_ != CaState::kCwr) {
         enter_cwr(now);
       } else if (ca_state_ != CaState::kCwr) {
-        ca_state_ = (sb_.sacked_out() > 0 || sb_.lost_out() > 0) ? CaState::kDisorder
-                                                                 : CaState::kOpen;
+        ca_state_ =
+            (sb_.sacked_out() > 0 || sb_.lost_out() > 0) ? CaState::kDisorder : CaState::kOpen;
       }
       break;
     }
@@ -374,18 +374,15 @@ void TcpSender::cwnd_reduction(uint32_t delivered) {
 // ---------------------------------------------------------------------------------------------
 // Timers
 
-std::optional<Time> TcpSender::next_event() const {
-  std::optional<Time> t = rto_deadline_;
-  if (probe_deadline_ && (!t || *probe_deadline_ < *t)) {
-    t = probe_deadline_;
-  }
-  if (pacing_blocked_ && (!t || next_send_time_ < *t)) {
-    t = next_send_time_;
-  }
-  return t;
+std::optional<Time> TcpSender::compute_next_event() const {
+  Time t = Time::max();
+  if (rto_deadline_) t = *rto_deadline_;
+  if (probe_deadline_ && *probe_deadline_ < t) t = *probe_deadline_;
+  if (pacing_blocked_ && next_send_time_ < t) t = next_send_time_;
+  return t == Time::max() ? std::nullopt : std::optional<Time>(t);
 }
 
-void TcpSender::advance(Time now) {
+void TcpSender::do_advance(Time now) {
   if (rto_deadline_ && *rto_deadline_ <= now) {
     rto_deadline_.reset();
     on_rto(now);
@@ -406,7 +403,7 @@ void TcpSender::on_rto(Time now) {
     ++stats_.syn_retransmits;
     rtt_.back_off();
     state_ = State::kClosed;
-    connect(now);  // resend the SYN, timer at the backed-off RTO
+    do_connect(now);  // resend the SYN, timer at the backed-off RTO
     syn_sent_at_ = now;
     return;
   }
@@ -452,8 +449,8 @@ void TcpSender::send_window_probe(Time now) {
   emit_control(kAck, snd_una_ - 1, now);
   ++stats_.window_probes;
   ++probes_out_;
-  Duration when = rtt_.rto();
-  for (uint32_t i = 1; i < probes_out_ && when < params_.rto_max; ++i) {
+  Duration when = rtt_.rto();  // tcp_probe0_when: rto << backoff (one step per probe sent)
+  for (uint32_t i = 0; i < probes_out_ && when < params_.rto_max; ++i) {
     when = when * 2;
   }
   probe_deadline_ = now + min(when, params_.rto_max);
@@ -478,8 +475,8 @@ uint32_t TcpSender::tso_segs_goal() const {
 }
 
 uint64_t TcpSender::tsq_limit(uint32_t truesize, bool retransmit) const {
-  const uint64_t by_rate = pacing_rate_ == kUnlimited ? kUnlimited
-                                                      : (pacing_rate_ >> params_.pacing_shift);
+  const uint64_t by_rate =
+      pacing_rate_ == kUnlimited ? kUnlimited : (pacing_rate_ >> params_.pacing_shift);
   uint64_t limit = std::max<uint64_t>(2ull * truesize, by_rate);
   limit = std::min<uint64_t>(limit, static_cast<uint64_t>(params_.limit_output_bytes));
   return retransmit ? limit << 1 : limit;
@@ -562,9 +559,6 @@ void TcpSender::write_xmit(Time now) {
     const uint64_t room = std::min(wnd_room, buf_room);
     if (bytes > room) {
       bytes = (room / mss_) * mss_;
-      if (avail <= room) {
-        bytes = avail;
-      }
     }
     if (bytes == 0) {
       if (wnd_room < std::min<uint64_t>(mss_, avail) && sb_.packets_out() == 0 &&
@@ -630,10 +624,7 @@ void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
     rto_deadline_ = now + rtt_.rto();
   }
   probe_deadline_.reset();
-  if (params_.pacing && pacing_rate_ != kUnlimited && pacing_rate_ > 0) {
-    const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
-    next_send_time_ = max(next_send_time_, now) + len_ns;
-  }
+  advance_pacing(s, now);
   push_output(s);
 }
 
@@ -666,11 +657,20 @@ void TcpSender::emit_retransmit(uint64_t first, uint32_t segs, Time now) {
   if (first == sb_.head() || !rto_deadline_) {
     rto_deadline_ = now + rtt_.rto();
   }
-  if (params_.pacing && pacing_rate_ != kUnlimited && pacing_rate_ > 0) {
-    const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
-    next_send_time_ = max(next_send_time_, now) + len_ns;
-  }
+  data_segs_out_ += segs;
+  advance_pacing(s, now);
   push_output(s);
+}
+
+// tcp_update_skb_after_send (EDT): the next unit may leave skb_len / pacing_rate later; the
+// first 10 data segments of a connection are not paced.
+void TcpSender::advance_pacing(const Segment& s, Time now) {
+  if (!params_.pacing || pacing_rate_ == kUnlimited || pacing_rate_ == 0 ||
+      data_segs_out_ < kUnpacedSegments) {
+    return;
+  }
+  const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
+  next_send_time_ = max(next_send_time_, now) + len_ns;
 }
 
 void TcpSender::update_pacing_rate() {
@@ -693,7 +693,7 @@ void TcpSender::update_pacing_rate() {
 // ---------------------------------------------------------------------------------------------
 // Below the socket
 
-void TcpSender::on_tx_released(uint64_t bytes, Time now) {
+void TcpSender::do_tx_released(uint64_t bytes, Time now) {
   bytes_below_ -= std::min(bytes, bytes_below_);
   if (tsq_throttled_) {
     write_xmit(now);  // the TSQ tasklet (tcp_tsq_handler)
@@ -716,7 +716,7 @@ void TcpSender::unsend_new_data(uint64_t from_seq) {
   fin_sent_ = false;
 }
 
-void TcpSender::on_local_drop(const Segment& seg, Time now) {
+void TcpSender::do_local_drop(const Segment& seg, Time now) {
   ++stats_.local_drops;
   bytes_below_ -= std::min<uint64_t>(seg.truesize, bytes_below_);
   if (state_ != State::kEstablished || seg.len == 0) {
@@ -737,18 +737,24 @@ void TcpSender::on_local_drop(const Segment& seg, Time now) {
   } else {
     // Units queued after it have not been handed to the host yet: un-send them too.
     size_t keep = out_head_;
+    uint64_t handed_end = seg.seq + seg.len;  // end of the new data the host has not sent
     for (size_t i = out_head_; i < out_.size(); ++i) {
       const Segment& q = out_[i];
       const bool later_new_data = q.len > 0 && !q.has(kRetransmit) && q.seq > seg.seq;
       if (later_new_data) {
         bytes_below_ -= std::min<uint64_t>(q.truesize, bytes_below_);
         --stats_.units_sent;
+        handed_end = std::max(handed_end, q.seq + q.len);
       } else {
         out_[keep++] = q;
       }
     }
     out_.resize(keep);
-    if (seg.seq + seg.len == snd_nxt_ && seg.seq >= snd_una_) {
+    if (out_head_ == out_.size()) {
+      out_.clear();
+      out_head_ = 0;
+    }
+    if (handed_end == snd_nxt_ && seg.seq >= snd_una_) {
       unsend_new_data(seg.seq);
       --stats_.units_sent;
     } else {
@@ -768,7 +774,7 @@ void TcpSender::on_local_drop(const Segment& seg, Time now) {
   }
 }
 
-void TcpSender::on_local_congestion(Time now) {
+void TcpSender::do_local_congestion(Time now) {
   if (state_ == State::kEstablished) {
     enter_cwr(now);
   }

@@ -87,34 +87,34 @@ class TcpSender {
   enum class State : uint8_t { kClosed, kSynSent, kEstablished, kDone };
 
   struct Stats {
-    uint64_t units_sent = 0;           // data units handed to the host (GSO super-packets)
-    uint64_t segments_sent = 0;        // MSS segments in them, retransmissions included
-    uint64_t bytes_sent = 0;           // payload bytes handed down, retransmissions included
-    uint64_t retransmits = 0;          // segments retransmitted (iperf3 "Retr")
+    uint64_t units_sent = 0;     // data units handed to the host (GSO super-packets)
+    uint64_t segments_sent = 0;  // MSS segments in them, retransmissions included
+    uint64_t bytes_sent = 0;     // payload bytes handed down, retransmissions included
+    uint64_t retransmits = 0;    // segments retransmitted (iperf3 "Retr")
     uint64_t retransmitted_bytes = 0;
-    uint64_t rto_count = 0;            // retransmission timeouts (data)
+    uint64_t rto_count = 0;  // retransmission timeouts (data)
     uint64_t syn_retransmits = 0;
-    uint64_t fast_recoveries = 0;      // entries into Recovery
-    uint64_t cwr_events = 0;           // entries into CWR (ECN echo, local drop/congestion)
-    uint64_t local_drops = 0;          // units the qdisc refused (on_local_drop)
+    uint64_t fast_recoveries = 0;  // entries into Recovery
+    uint64_t cwr_events = 0;       // entries into CWR (ECN echo, local drop/congestion)
+    uint64_t local_drops = 0;      // units the qdisc refused (on_local_drop)
     uint64_t acks_received = 0;
-    uint64_t dupacks = 0;              // duplicate ACKs (RFC 5681 definition)
-    uint64_t sacked_segments = 0;      // segments newly SACKed
+    uint64_t dupacks = 0;          // duplicate ACKs (RFC 5681 definition)
+    uint64_t sacked_segments = 0;  // segments newly SACKed
     uint64_t ece_received = 0;
     uint64_t rtt_samples = 0;
-    uint64_t window_probes = 0;        // zero-window probes sent
-    uint64_t tsq_throttles = 0;        // times TSQ stopped the sender
-    Duration tsq_throttled_time;       // total time spent throttled by TSQ
+    uint64_t window_probes = 0;   // zero-window probes sent
+    uint64_t tsq_throttles = 0;   // times TSQ stopped the sender
+    Duration tsq_throttled_time;  // total time spent throttled by TSQ
   };
 
   // A cheap snapshot for per-interval reports (iperf3 Interval/Transfer/Bitrate/Retr/Cwnd):
   // cumulative counters, so an interval is the difference of two samples.
   struct Sample {
     Time at;
-    uint64_t bytes_acked = 0;      // payload acknowledged (goodput)
-    uint64_t bytes_sent_new = 0;   // new payload handed to the host (snd_nxt − 1)
+    uint64_t bytes_acked = 0;     // payload acknowledged (goodput)
+    uint64_t bytes_sent_new = 0;  // new payload handed to the host (snd_nxt − 1)
     uint64_t retransmits = 0;
-    uint32_t cwnd = 0;             // segments (iperf3 Cwnd = cwnd × mss)
+    uint32_t cwnd = 0;  // segments (iperf3 Cwnd = cwnd × mss)
     uint32_t ssthresh = 0;
     uint32_t mss = 0;
     uint32_t packets_out = 0;
@@ -134,13 +134,38 @@ class TcpSender {
   explicit TcpSender(const Params& params);
 
   // --- inputs ---
-  void connect(Time now);                           // sends the SYN
-  void on_segment(const Segment& seg, Time now);    // SYN-ACK and ACKs from the peer
-  void on_tx_released(uint64_t bytes, Time now);    // TSQ: truesize freed below the socket
-  void on_local_drop(const Segment& seg, Time now); // the qdisc refused `seg`
-  void on_local_congestion(Time now);               // the qdisc reported NET_XMIT_CN
-  std::optional<Time> next_event() const;
-  void advance(Time now);                           // runs timers due at `now`
+  // sends the SYN
+  void connect(Time now) {
+    do_connect(now);
+    refresh();
+  }
+  // SYN-ACK and ACKs from the peer
+  void on_segment(const Segment& seg, Time now) {
+    do_segment(seg, now);
+    refresh();
+  }
+  // TSQ: truesize freed below the socket (TX completion, or a drop below the socket)
+  void on_tx_released(uint64_t bytes, Time now) {
+    do_tx_released(bytes, now);
+    refresh();
+  }
+  // the qdisc refused `seg` (NET_XMIT_DROP)
+  void on_local_drop(const Segment& seg, Time now) {
+    do_local_drop(seg, now);
+    refresh();
+  }
+  // the qdisc reported NET_XMIT_CN
+  void on_local_congestion(Time now) {
+    do_local_congestion(now);
+    refresh();
+  }
+  // The earliest timer (RTO/SYN, persist, pacing); nullopt when none is armed.
+  std::optional<Time> next_event() const { return next_event_; }
+  // Runs the timers due at `now`.
+  void advance(Time now) {
+    do_advance(now);
+    refresh();
+  }
 
   // --- output ---
   bool has_output() const { return out_head_ < out_.size(); }
@@ -166,7 +191,9 @@ class TcpSender {
   uint64_t high_seq() const { return high_seq_; }
   uint64_t bytes_below_socket() const { return bytes_below_; }
   bool tsq_throttled() const { return tsq_throttled_; }
-  uint64_t pacing_rate_bytes_per_sec() const { return pacing_rate_ == kUnlimited ? 0 : pacing_rate_; }
+  uint64_t pacing_rate_bytes_per_sec() const {
+    return pacing_rate_ == kUnlimited ? 0 : pacing_rate_;
+  }
   uint32_t tso_segs_goal() const;
   uint64_t tsq_limit(uint32_t truesize, bool retransmit) const;
   bool is_cwnd_limited() const;
@@ -182,6 +209,14 @@ class TcpSender {
  private:
   static constexpr uint64_t kUnlimited = ~0ull;
 
+  void do_connect(Time now);
+  void do_segment(const Segment& seg, Time now);
+  void do_tx_released(uint64_t bytes, Time now);
+  void do_local_drop(const Segment& seg, Time now);
+  void do_local_congestion(Time now);
+  void do_advance(Time now);
+  std::optional<Time> compute_next_event() const;
+  void refresh() { next_event_ = compute_next_event(); }
   void on_syn_ack(const Segment& seg, Time now);
   void on_ack(const Segment& seg, Time now);
   void update_ca_state(bool advanced, bool ece, Time now);
@@ -197,6 +232,7 @@ class TcpSender {
   void emit_new(uint32_t len, uint32_t segs, bool fin, Time now);
   void emit_control(uint8_t flags, uint64_t seq, Time now);
   void send_window_probe(Time now);
+  void advance_pacing(const Segment& s, Time now);
   void cwnd_validate(bool is_cwnd_limited);
   void update_pacing_rate();
   void unsend_new_data(uint64_t from_seq);
@@ -227,12 +263,12 @@ class TcpSender {
 
   uint64_t snd_una_ = 0;
   uint64_t snd_nxt_ = 0;
-  uint64_t write_seq_ = 0;   // one past the last data byte (kUnlimited for an infinite source)
+  uint64_t write_seq_ = 0;  // one past the last data byte (kUnlimited for an infinite source)
   bool fin_sent_ = false;
   uint32_t snd_wnd_ = 0;
-  uint64_t peer_ack_ = 0;    // what our segments acknowledge (peer ISN + 1)
-  uint32_t ts_recent_ = 0;   // peer's last TSval (echoed)
-  uint32_t own_wnd_ = 65535; // window we advertise (the peer sends no data)
+  uint64_t peer_ack_ = 0;     // what our segments acknowledge (peer ISN + 1)
+  uint32_t ts_recent_ = 0;    // peer's last TSval (echoed)
+  uint32_t own_wnd_ = 65535;  // window we advertise (the peer sends no data)
 
   // Loss recovery / cwnd reduction.
   uint64_t high_seq_ = 0;
@@ -265,6 +301,7 @@ class TcpSender {
   Time throttled_since_;
 
   Time completed_at_;
+  std::optional<Time> next_event_;
   Stats stats_;
   std::vector<Segment> out_;
   size_t out_head_ = 0;
