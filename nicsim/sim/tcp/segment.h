@@ -115,6 +115,14 @@ constexpr uint64_t gso_frame_bytes(const Segment& s) {
   return static_cast<uint64_t>(frame_header_bytes(s)) * s.gso_segs + s.len;
 }
 
+// Packet geometry for the host, in nicsim/core/gso.h's convention: Packet::len =
+// gso_frame_bytes(unit), Packet::gso_segs = unit.gso_segs, Packet::gso_size =
+// gso_frame_size(unit) (skb->len of one full segment, headers included); segment i of the
+// packet then has the length of gso_segment(unit, i)'s frame.
+constexpr uint32_t gso_frame_size(const Segment& s) {
+  return s.gso_segs > 1 ? frame_header_bytes(s) + s.gso_size : 0;
+}
+
 // The i-th wire segment of a GSO unit (i < unit.gso_segs). For gso_segs == 1 returns the unit.
 inline Segment gso_segment(const Segment& unit, uint16_t i) {
   if (unit.gso_segs <= 1) {

@@ -11,6 +11,8 @@
 #include <set>
 #include <vector>
 
+#include "nicsim/core/gso.h"
+
 namespace nicsim::sim::tcp {
 namespace {
 
@@ -527,6 +529,10 @@ TEST(TcpSender, GsoAutosizingFollowsThePacingRate) {
       EXPECT_EQ(s.seq, S(i));
       EXPECT_EQ(s.len, kMss);
       truesize += s.truesize;
+      // The NIC models' segmentation (core/gso.h) cuts the same frames.
+      EXPECT_EQ(gso_segment_len(static_cast<uint32_t>(gso_frame_bytes(u)), u.gso_segs,
+                                gso_frame_size(u), i),
+                frame_header_bytes(s) + s.len);
     }
     EXPECT_EQ(truesize, u.truesize);
   }
