@@ -10,8 +10,16 @@ cd "$(dirname "$0")/.."
 filter=${1:-.}
 min_time=${2:-1}
 ./scripts/setup.sh
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DNICSIM_TESTS=OFF >/dev/null
-cmake --build build-release
+# -O2 like the tested build (RelWithDebInfo) but without debug info.
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
+mapfile -t targets < <(ninja -C build-release -t targets all | sed -n 's/^\([a-z0-9_]*_bench\): .*/\1/p' | sort -u)
+selected=()
+for t in "${targets[@]}"; do
+  [[ "$t" =~ $filter ]] && selected+=("$t")
+done
+[ ${#selected[@]} -gt 0 ] || { echo "bench: no benchmark matches '$filter'" >&2; exit 2; }
+cmake --build build-release --target "${selected[@]}"
 mkdir -p build-release/bench
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1); $(date -u +%F)"
 find build-release/nicsim -type f -perm -u+x -name '*_bench' | sort | while read -r exe; do
