@@ -56,11 +56,13 @@
 // Host contract. After every call (connect, on_segment, on_tx_released, on_local_drop,
 // advance) drain the output (has_output / pop_output) and re-read next_event(); call
 // advance(now) when now >= next_event(). Hand each popped segment to the NIC at once; if the
-// qdisc refuses it, call on_local_drop(seg, now) before popping the next one. For every data
-// segment the host must eventually return seg.truesize through on_tx_released(bytes, now) —
-// when the NIC's TX completion frees it, and also when anything below the socket drops it
-// (kfree_skb runs the same destructor); a GSO unit may be returned in per-segment shares
-// (gso_segment() splits truesize).
+// qdisc refuses it, call on_local_drop(seg, now) before popping the next one (that returns
+// the segment's truesize; do not also release it). For every other data segment the host
+// must eventually return seg.truesize through on_tx_released(bytes, now) — when the NIC's TX
+// completion frees it, and also when anything below the socket drops it (kfree_skb runs the
+// same destructor); a GSO unit may be returned in per-segment shares (gso_segment() splits
+// truesize). A Packet can point at its Segment through Packet::meta; the receiving host
+// rebuilds each frame's segment as gso_segment(unit, packet.gso_index).
 //
 // Deviations (docs/sim/tcp.md): 64-bit sequence numbers starting at 0; no Nagle, TSO
 // deferral, TLP, RACK, F-RTO, D-SACK or undo; no slow-start-after-idle / cwnd validation
