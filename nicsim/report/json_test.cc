@@ -1,0 +1,300 @@
+#include "nicsim/report/json.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "nicsim/report/sample_results.h"
+
+namespace nicsim::report {
+namespace {
+
+using samples::full_sample_results;
+using samples::minimal_sample_results;
+
+// Returns the message of the JsonError f throws ("" if it does not throw).
+template <typename F>
+std::string json_error(F&& f) {
+  try {
+    f();
+  } catch (const JsonError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Round trip of every field: the full sample sets every field (optional ones included) to a
+// non-default value; reading the written document gives back an equal Results.
+TEST(ResultsJson, RoundTripFullDocument) {
+  const Results in = full_sample_results();
+  const std::string text = to_json(in);
+  const Results out = results_from_json(text);
+  EXPECT_EQ(out.meta, in.meta);
+  ASSERT_EQ(out.runs.size(), in.runs.size());
+  for (size_t i = 0; i < in.runs.size(); ++i) {
+    EXPECT_EQ(out.runs[i].params, in.runs[i].params);
+    EXPECT_EQ(out.runs[i].latency_ms, in.runs[i].latency_ms);
+    EXPECT_EQ(out.runs[i].transfer, in.runs[i].transfer);
+    EXPECT_EQ(out.runs[i].intervals, in.runs[i].intervals);
+    EXPECT_EQ(out.runs[i].queues, in.runs[i].queues);
+    EXPECT_EQ(out.runs[i].stages, in.runs[i].stages);
+    EXPECT_EQ(out.runs[i].comparison, in.runs[i].comparison);
+    EXPECT_EQ(out.runs[i], in.runs[i]);
+  }
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(to_json(out), text);  // and writes back to the same bytes
+}
+
+TEST(ResultsJson, RoundTripMinimalDocument) {
+  const Results in = minimal_sample_results();
+  EXPECT_EQ(results_from_json(to_json(in)), in);
+}
+
+// Each sample field really differs from its default, so the round trip above covers it.
+TEST(ResultsJson, FullSampleSetsOptionalFields) {
+  const report::Run& r = full_sample_results().runs[1];
+  EXPECT_TRUE(r.latency_ms.at("udp_ef").one_way.has_value());
+  EXPECT_EQ(r.latency_ms.at("udp_bk").rtt.count, 0u);
+  EXPECT_FALSE(r.transfer.a_to_b.flows.empty());
+  EXPECT_FALSE(r.intervals.at(0).directions.b_to_a.flows.empty());
+  EXPECT_FALSE(r.queues.at("a").device_fifo_bytes.empty());
+  EXPECT_FALSE(r.comparison.at(2).simulated.has_value());
+  EXPECT_FALSE(r.config_toml.empty());
+  EXPECT_TRUE(full_sample_results().meta.git_commit.has_value());
+}
+
+// Determinism: the same Results give the same bytes; Results that differ only in meta give
+// byte-identical documents outside meta.
+TEST(ResultsJson, DeterministicOutsideMeta) {
+  const Results a = full_sample_results();
+  Results b = full_sample_results();
+  EXPECT_EQ(to_json(a), to_json(b));
+  b.meta.wall_s = 99.5;
+  b.meta.start_time = iso8601_utc(1'800'000'000);
+  b.meta.host = "other";
+  b.meta.events_per_s = 1.0 / 7.0;
+  b.meta.git_commit.reset();
+  EXPECT_NE(to_json(a), to_json(b));
+  const std::string a_runs = to_json(a, {.include_meta = false});
+  EXPECT_EQ(a_runs, to_json(b, {.include_meta = false}));
+  EXPECT_FALSE(contains(a_runs, "\"meta\""));
+  EXPECT_FALSE(contains(a_runs, "wall_s"));
+  // The full document is the meta-less one with the meta object inserted.
+  const std::string full = to_json(a);
+  const size_t meta_begin = full.find("  \"meta\": {");
+  const size_t meta_end = full.find("\n  },\n", meta_begin);
+  ASSERT_NE(meta_begin, std::string::npos);
+  ASSERT_NE(meta_end, std::string::npos);
+  EXPECT_EQ(full.substr(0, meta_begin) + full.substr(meta_end + 6), a_runs);
+}
+
+std::string written_duration(double v) {
+  Results r = minimal_sample_results();
+  r.runs[0].duration_s = v;
+  const std::string text = to_json(r);
+  const size_t at = text.find("\"duration_s\": ");
+  return text.substr(at + 14, text.find(',', at) - at - 14);
+}
+
+// Numbers: shortest text that reads back to the same double; integral doubles keep ".0";
+// -0.0 is written as 0.0.
+TEST(ResultsJson, NumberFormatting) {
+  EXPECT_EQ(written_duration(30.0), "30.0");
+  EXPECT_EQ(written_duration(0.1), "0.1");
+  EXPECT_EQ(written_duration(1.0 / 3.0), "0.3333333333333333");
+  EXPECT_EQ(written_duration(0.432), "0.432");
+  EXPECT_EQ(written_duration(1e-9), "1e-09");
+  EXPECT_EQ(written_duration(1e21), "1e+21");
+  EXPECT_EQ(written_duration(123456789.125), "123456789.125");
+  EXPECT_EQ(written_duration(-0.0), "0.0");
+  EXPECT_EQ(written_duration(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+  EXPECT_EQ(written_duration(std::numeric_limits<double>::denorm_min()), "5e-324");
+  // uint64 counters keep every digit.
+  Results r = minimal_sample_results();
+  r.runs[0].seed = std::numeric_limits<uint64_t>::max();
+  EXPECT_TRUE(contains(to_json(r), "\"seed\": 18446744073709551615,"));
+  EXPECT_EQ(results_from_json(to_json(r)).runs[0].seed, std::numeric_limits<uint64_t>::max());
+}
+
+TEST(ResultsJson, NonFiniteNumbersAreRejectedWithTheirPath) {
+  Results r = minimal_sample_results();
+  r.runs[0].duration_s = NAN;
+  EXPECT_EQ(json_error([&] { to_json(r); }), "to_json: runs[0].duration_s: not a finite number");
+  Results f = full_sample_results();
+  f.runs[1].intervals[0].latency_ms["ping"] = INFINITY;
+  EXPECT_EQ(json_error([&] { to_json(f); }),
+            "to_json: runs[1].intervals[0].latency_ms.ping: not a finite number");
+}
+
+// Params keep the scenario's order and their JSON types (2.0 stays a float, 3 an integer).
+TEST(ResultsJson, ParamsKeepOrderAndType) {
+  Results r = minimal_sample_results();
+  r.runs[0].params = {{"z.rate", 2.0},
+                      {"a.ring", int64_t{-3}},
+                      {"m.bql", true},
+                      {"b.qdisc", std::string("fq_codel")}};
+  const std::string text = to_json(r);
+  EXPECT_TRUE(contains(text,
+                       "      \"params\": {\n"
+                       "        \"z.rate\": 2.0,\n"
+                       "        \"a.ring\": -3,\n"
+                       "        \"m.bql\": true,\n"
+                       "        \"b.qdisc\": \"fq_codel\"\n"
+                       "      },\n"));
+  const Results back = results_from_json(text);
+  EXPECT_EQ(back.runs[0].params, r.runs[0].params);
+  EXPECT_TRUE(std::holds_alternative<double>(back.runs[0].params[0].value));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(back.runs[0].params[1].value));
+}
+
+// Statistics without samples are null; queue columns that do not apply are left out; scalar
+// arrays stay on one line.
+TEST(ResultsJson, NullStatisticsOmittedColumnsInlineArrays) {
+  const std::string text = to_json(full_sample_results());
+  EXPECT_TRUE(contains(text,
+                       "        \"udp_bk\": {\n"
+                       "          \"kind\": \"udp\",\n"
+                       "          \"min\": null,\n"
+                       "          \"mean\": null,\n"
+                       "          \"p50\": null,\n"
+                       "          \"p90\": null,\n"
+                       "          \"p99\": null,\n"
+                       "          \"max\": null,\n"
+                       "          \"mdev\": null,\n"
+                       "          \"count\": 0,\n"
+                       "          \"lost\": 3\n"
+                       "        },\n"));
+  EXPECT_TRUE(contains(text,
+                       "        \"b\": {\n"
+                       "          \"time_s\": [0.0, 0.5],\n"
+                       "          \"qdisc_bytes\": [0, 66]\n"
+                       "        }\n"));
+  EXPECT_TRUE(contains(text, "\"time_s\": [0.0, 0.001, 0.002000001],"));
+}
+
+// The layout is fixed (two-space indentation, one key per line): pinned on the minimal document.
+TEST(ResultsJson, MinimalDocumentLayout) {
+  EXPECT_EQ(to_json(minimal_sample_results()), R"({
+  "format": "nicsim-results",
+  "version": 1,
+  "meta": {
+    "nicsim_version": "0.1.0",
+    "git_commit": null,
+    "start_time": "1970-01-01T00:00:00Z",
+    "wall_s": 0.0,
+    "host": "",
+    "events": 0,
+    "events_per_s": 0.0,
+    "command_line": [],
+    "runs": []
+  },
+  "runs": [
+    {
+      "label": "",
+      "params": {},
+      "backend": "sim",
+      "seed": 0,
+      "duration_s": 0.0,
+      "goodput_bps": {
+        "a->b": 0.0,
+        "b->a": 0.0
+      },
+      "retransmits": 0,
+      "latency_ms": {},
+      "transfer": {
+        "a->b": {
+          "sender": {
+            "start_s": 0.0,
+            "end_s": 0.0,
+            "bytes": 0,
+            "bits_per_second": 0.0,
+            "retransmits": 0
+          },
+          "receiver": {
+            "start_s": 0.0,
+            "end_s": 0.0,
+            "bytes": 0,
+            "bits_per_second": 0.0
+          },
+          "flows": []
+        },
+        "b->a": {
+          "sender": {
+            "start_s": 0.0,
+            "end_s": 0.0,
+            "bytes": 0,
+            "bits_per_second": 0.0,
+            "retransmits": 0
+          },
+          "receiver": {
+            "start_s": 0.0,
+            "end_s": 0.0,
+            "bytes": 0,
+            "bits_per_second": 0.0
+          },
+          "flows": []
+        }
+      },
+      "stages": {
+        "a->b": [],
+        "b->a": []
+      },
+      "comparison": [],
+      "intervals": [],
+      "queues": {},
+      "config_toml": ""
+    }
+  ]
+}
+)");
+}
+
+TEST(ResultsJson, StrictReader) {
+  const std::string good = to_json(minimal_sample_results());
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    s.replace(at, from.size(), to);
+    return json_error([&] { results_from_json(s); });
+  };
+  EXPECT_EQ(with("\"seed\": 0,", "\"seed\": 0, \"speed\": 1,"),
+            "results JSON: runs[0]: unknown key \"speed\"");
+  EXPECT_EQ(with("\"seed\": 0,", "\"seed\": \"0\","),
+            "results JSON: runs[0].seed: expected a non-negative integer, got string");
+  EXPECT_EQ(with("\"seed\": 0,", "\"seed\": -1,"),
+            "results JSON: runs[0].seed: expected a non-negative integer, got -1");
+  EXPECT_EQ(with("\"seed\": 0,", ""), "results JSON: runs[0]: missing key \"seed\"");
+  EXPECT_EQ(with("\"version\": 1", "\"version\": 2"),
+            "results JSON: version: this nicsim reads version 1, got 2");
+  EXPECT_EQ(with("\"nicsim-results\"", "\"flent\""),
+            "results JSON: format: expected \"nicsim-results\", got \"flent\"");
+  EXPECT_EQ(with("\"b->a\": 0.0", "\"b-a\": 0.0"),
+            "results JSON: runs[0].goodput_bps: missing key \"b->a\"");
+  EXPECT_EQ(with("\"params\": {}", "\"params\": {\"x\": [1]}"),
+            "results JSON: runs[0].params.x: expected a string, boolean or number, got array");
+  EXPECT_TRUE(contains(json_error([] { results_from_json("{\"runs\": ["); }),
+                       "results JSON: [json.exception.parse_error"));
+  // Statistics must be null exactly when there is no sample.
+  Results r = full_sample_results();
+  std::string s = to_json(r);
+  s.replace(s.find("\"min\": null"), 11, "\"min\": 1.0");
+  EXPECT_EQ(json_error([&] { results_from_json(s); }),
+            "results JSON: runs[0].latency_ms.udp_bk.min: must be null when count is 0");
+}
+
+TEST(ResultsJson, DocumentWithoutMetaReads) {
+  const Results in = full_sample_results();
+  const Results out = results_from_json(to_json(in, {.include_meta = false}));
+  EXPECT_EQ(out.runs, in.runs);
+  EXPECT_EQ(out.meta, Meta{});
+}
+
+}  // namespace
+}  // namespace nicsim::report

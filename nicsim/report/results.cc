@@ -1,0 +1,157 @@
+#include "nicsim/report/results.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace nicsim::report {
+
+std::optional<double> relative_error(double published, double simulated) {
+  if (published == 0) {
+    return std::nullopt;
+  }
+  return (simulated - published) / published;
+}
+
+void derive_totals(Run& run) {
+  run.retransmits = 0;
+  for (Direction d : kDirections) {
+    run.goodput_bps[d] = run.transfer[d].receiver.bits_per_second;
+    run.retransmits += run.transfer[d].sender.retransmits;
+  }
+}
+
+double bits_per_second(uint64_t bytes, double seconds) {
+  if (seconds <= 0) {
+    return 0;
+  }
+  return static_cast<double>(bytes) * 8.0 / seconds;
+}
+
+std::string iso8601_utc(int64_t unix_seconds) {
+  // Civil-from-days (H. Hinnant's algorithm): no dependence on the C library's time zone state.
+  int64_t days = unix_seconds / 86400;
+  int64_t secs = unix_seconds % 86400;
+  if (secs < 0) {
+    secs += 86400;
+    days -= 1;
+  }
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+                static_cast<long long>(year), static_cast<long long>(month),
+                static_cast<long long>(day), static_cast<long long>(secs / 3600),
+                static_cast<long long>(secs / 60 % 60), static_cast<long long>(secs % 60));
+  return buf;
+}
+
+namespace {
+
+class Checker {
+ public:
+  void finite(double v, const std::string& path) {
+    if (!std::isfinite(v)) {
+      problems_.push_back(path + ": not a finite number");
+    }
+  }
+  void column(size_t n, size_t expected, const std::string& path) {
+    if (n != 0 && n != expected) {
+      problems_.push_back(path + ": " + std::to_string(n) + " samples, time_s has " +
+                          std::to_string(expected));
+    }
+  }
+  void fail(const std::string& message) { problems_.push_back(message); }
+  std::vector<std::string> take() { return std::move(problems_); }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+void check_stats(Checker& c, const LatencyStats& s, const std::string& path) {
+  for (double v : {s.min, s.mean, s.p50, s.p90, s.p99, s.max, s.mdev}) {
+    c.finite(v, path);
+  }
+  if (s.count > 0 && !(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max)) {
+    c.fail(path + ": expected min <= p50 <= p90 <= p99 <= max");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> check_results(const Results& results) {
+  Checker c;
+  if (results.runs.empty()) {
+    c.fail("runs: no run");
+  }
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    const Run& r = results.runs[i];
+    const std::string at = "runs[" + std::to_string(i) + "]";
+    if (r.backend != "sim" && r.backend != "emu") {
+      c.fail(at + ".backend: must be \"sim\" or \"emu\", got \"" + r.backend + "\"");
+    }
+    c.finite(r.duration_s, at + ".duration_s");
+    for (Direction d : kDirections) {
+      const std::string dk(direction_key(d));
+      c.finite(r.goodput_bps[d], at + ".goodput_bps." + dk);
+      c.finite(r.transfer[d].sender.bits_per_second, at + ".transfer." + dk);
+      c.finite(r.transfer[d].receiver.bits_per_second, at + ".transfer." + dk);
+      for (const StageTime& s : r.stages[d]) {
+        c.finite(s.mean_ms, at + ".stages." + dk + "." + s.stage);
+      }
+    }
+    for (const auto& [name, p] : r.latency_ms) {
+      check_stats(c, p.rtt, at + ".latency_ms." + name);
+      if (p.one_way) {
+        for (Direction d : kDirections) {
+          check_stats(c, (*p.one_way)[d],
+                      at + ".latency_ms." + name + ".one_way." + std::string(direction_key(d)));
+        }
+      }
+    }
+    double prev_end = -INFINITY;
+    for (size_t k = 0; k < r.intervals.size(); ++k) {
+      const Interval& iv = r.intervals[k];
+      const std::string ip = at + ".intervals[" + std::to_string(k) + "]";
+      c.finite(iv.start_s, ip + ".start_s");
+      c.finite(iv.end_s, ip + ".end_s");
+      if (!(iv.end_s > iv.start_s)) {
+        c.fail(ip + ": end_s must be greater than start_s");
+      }
+      if (iv.start_s < prev_end) {
+        c.fail(ip + ": intervals overlap or are out of order");
+      }
+      prev_end = iv.end_s;
+      for (const auto& [name, v] : iv.latency_ms) {
+        c.finite(v, ip + ".latency_ms." + name);
+      }
+    }
+    for (const auto& [host, q] : r.queues) {
+      const std::string qp = at + ".queues." + host;
+      const size_t n = q.time_s.size();
+      c.column(q.qdisc_bytes.size(), n, qp + ".qdisc_bytes");
+      c.column(q.qdisc_packets.size(), n, qp + ".qdisc_packets");
+      c.column(q.ring_bytes.size(), n, qp + ".ring_bytes");
+      c.column(q.ring_packets.size(), n, qp + ".ring_packets");
+      c.column(q.bql_limit_bytes.size(), n, qp + ".bql_limit_bytes");
+      c.column(q.bql_inflight_bytes.size(), n, qp + ".bql_inflight_bytes");
+      c.column(q.device_fifo_bytes.size(), n, qp + ".device_fifo_bytes");
+      for (size_t k = 1; k < n; ++k) {
+        if (q.time_s[k] < q.time_s[k - 1]) {
+          c.fail(qp + ".time_s: not in time order at sample " + std::to_string(k));
+          break;
+        }
+      }
+    }
+  }
+  return c.take();
+}
+
+}  // namespace nicsim::report

@@ -1,0 +1,247 @@
+#pragma once
+// Results of one nicsim invocation: plain data that the back-ends (sim, emu) fill and that
+// nicsim/report writes as JSON (json.h) and prints as iperf3/ping-style text (text.h).
+//
+// The JSON layout, every field and its unit are documented in docs/results.md and checked by
+// the JSON Schema docs/results.schema.json. Field names here carry their unit as a suffix
+// (_s seconds, _ms milliseconds, _bytes, _bps / bits_per_second); the JSON keys are the same.
+//
+// Determinism: everything except `Results::meta` is a function of the scenario and the seed, so
+// two runs with the same seed must produce byte-identical JSON outside "meta" (json.h writes
+// keys in a fixed order and numbers with a fixed algorithm). Wall-clock facts (start time, wall
+// seconds, events per second, host name, command line) go ONLY in Meta.
+//
+// Layering: report depends on core only; nothing here knows sim, emu, model, config or algo.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace nicsim::report {
+
+// The two directions of traffic between hosts "a" and "b", and their JSON keys.
+enum class Direction { kAtoB = 0, kBtoA = 1 };
+inline constexpr Direction kDirections[] = {Direction::kAtoB, Direction::kBtoA};
+constexpr std::string_view direction_key(Direction d) {
+  return d == Direction::kAtoB ? "a->b" : "b->a";
+}
+// The host that sends in direction d ("a" for a->b).
+constexpr std::string_view sender_host(Direction d) { return d == Direction::kAtoB ? "a" : "b"; }
+
+// One value per direction; written as {"a->b": ..., "b->a": ...}.
+template <typename T>
+struct PerDirection {
+  T a_to_b{};
+  T b_to_a{};
+  T& operator[](Direction d) { return d == Direction::kAtoB ? a_to_b : b_to_a; }
+  const T& operator[](Direction d) const { return d == Direction::kAtoB ? a_to_b : b_to_a; }
+  bool operator==(const PerDirection&) const = default;
+};
+
+// A varied scenario value as written ([vary] in the scenario): same alternatives, same order, as
+// nicsim::config::VaryValue, so the config layer's values copy over without conversion.
+using ParamValue = std::variant<bool, int64_t, double, std::string>;
+struct RunParam {
+  std::string key;  // the varied key as written in the scenario, e.g. "hosts.a.nic.bql"
+  ParamValue value;
+  bool operator==(const RunParam&) const = default;
+};
+
+// Latency statistics in milliseconds (LatencyRecorder::stats() produces them).
+// Percentiles use linear interpolation between order statistics (numpy's default, "type 7";
+// flent and irtt medians agree with it); see latency_recorder.h. mdev is the population standard
+// deviation, as ping's "mdev"/"stddev". When count == 0 the statistics are undefined: they are
+// zero here and written as null in JSON.
+struct LatencyStats {
+  double min = 0;
+  double mean = 0;
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double max = 0;
+  double mdev = 0;
+  uint64_t count = 0;  // samples received
+  uint64_t lost = 0;   // probes sent and never answered (or never delivered, for one-way)
+  bool operator==(const LatencyStats&) const = default;
+};
+
+// One latency probe (ICMP ping or an isochronous UDP probe). `rtt` holds round-trip times; a
+// UDP probe that timestamps both ways also has one-way delays (exact: both hosts share the
+// back-end's clock).
+struct ProbeLatency {
+  std::string kind;  // "icmp" | "udp"
+  LatencyStats rtt;
+  std::optional<PerDirection<LatencyStats>> one_way;
+  bool operator==(const ProbeLatency&) const = default;
+};
+
+// Totals of one direction, in the shape of iperf3's end-of-test "sender" / "receiver" lines.
+struct SenderTotals {
+  double start_s = 0;
+  double end_s = 0;
+  uint64_t bytes = 0;          // bytes the sending application handed to TCP
+  double bits_per_second = 0;  // bytes * 8 / (end_s - start_s)
+  uint64_t retransmits = 0;    // TCP segments retransmitted
+  bool operator==(const SenderTotals&) const = default;
+};
+struct ReceiverTotals {
+  double start_s = 0;
+  double end_s = 0;
+  uint64_t bytes = 0;          // bytes delivered in order to the receiving application
+  double bits_per_second = 0;  // bytes * 8 / (end_s - start_s): the goodput
+  bool operator==(const ReceiverTotals&) const = default;
+};
+struct FlowTransfer {
+  int64_t id = 0;  // stream id shown as "[  5]" (iperf3 numbers streams 5, 7, 9, ...)
+  SenderTotals sender;
+  ReceiverTotals receiver;
+  bool operator==(const FlowTransfer&) const = default;
+};
+// Sum over the direction's flows plus each flow. A direction without traffic has no flows.
+struct DirectionTransfer {
+  SenderTotals sender;
+  ReceiverTotals receiver;
+  std::vector<FlowTransfer> flows;
+  bool operator==(const DirectionTransfer&) const = default;
+};
+
+// Per-interval samples (iperf3's interval lines). `bytes` are bytes delivered to the receiving
+// application during the interval; cwnd is sampled at the interval's end.
+struct FlowInterval {
+  int64_t id = 0;
+  uint64_t bytes = 0;
+  double bits_per_second = 0;
+  uint64_t retransmits = 0;
+  uint64_t cwnd_bytes = 0;
+  bool operator==(const FlowInterval&) const = default;
+};
+struct DirectionInterval {
+  uint64_t bytes = 0;               // summed over the direction's flows
+  double bits_per_second = 0;       // bytes * 8 / (end_s - start_s)
+  uint64_t retransmits = 0;         // summed over flows
+  uint64_t cwnd_bytes = 0;          // SUM of the flows' congestion windows (bytes)
+  std::vector<FlowInterval> flows;  // per flow (may be empty when the back-end has one flow)
+  bool operator==(const DirectionInterval&) const = default;
+};
+struct Interval {
+  double start_s = 0;
+  double end_s = 0;
+  PerDirection<DirectionInterval> directions;
+  // Mean round-trip time per probe over the samples received in this interval; a probe with
+  // no sample in the interval is absent.
+  std::map<std::string, double> latency_ms;
+  bool operator==(const Interval&) const = default;
+};
+
+// Queue and BQL occupancy of one host, sampled over time, stored by column. `time_s` gives the
+// sample times; every other column is either empty (not applicable to this host's NIC, e.g. no
+// BQL, no USB device FIFO) or exactly as long as `time_s`.
+struct QueueSeries {
+  std::vector<double> time_s;
+  std::vector<uint64_t> qdisc_bytes;
+  std::vector<uint64_t> qdisc_packets;
+  std::vector<uint64_t> ring_bytes;  // TX ring (driver + device descriptors)
+  std::vector<uint64_t> ring_packets;
+  std::vector<uint64_t> bql_limit_bytes;     // dql.limit
+  std::vector<uint64_t> bql_inflight_bytes;  // dql num_queued - num_completed
+  std::vector<uint64_t> device_fifo_bytes;   // USB adapter's TX FIFO / device buffer
+  bool operator==(const QueueSeries&) const = default;
+};
+
+// Mean time packets spent in one stage of the path, per direction. Recommended stage names, in
+// path order: "qdisc", "ring", "usb", "wire", "rx" (device RX + coalescing + NAPI), "stack".
+struct StageTime {
+  std::string stage;
+  double mean_ms = 0;
+  uint64_t packets = 0;  // packets that completed the stage (the mean's denominator)
+  bool operator==(const StageTime&) const = default;
+};
+
+// One row of the comparison with numbers published in a seed report ([published] in the
+// scenario). relative_error = (simulated - published) / published; absent when published is 0
+// or the run did not measure the metric.
+struct Comparison {
+  std::string metric;  // as written in [published], unit in the name: "ping_ms", "goodput_mbit"
+  double published = 0;
+  std::optional<double> simulated;
+  std::optional<double> relative_error;
+  std::string source;  // [published] source text, may be empty
+  bool operator==(const Comparison&) const = default;
+};
+
+struct Run {
+  std::string label;             // "bql=true rate=1Gbit" ("" for a scenario without [vary])
+  std::vector<RunParam> params;  // in [vary] order
+  std::string backend = "sim";   // "sim" | "emu"
+  uint64_t seed = 0;
+  double duration_s = 0;                           // simulated (or emulated) seconds
+  PerDirection<double> goodput_bps;                // receiver bits per second per direction
+  uint64_t retransmits = 0;                        // both directions
+  std::map<std::string, ProbeLatency> latency_ms;  // by probe name
+  PerDirection<DirectionTransfer> transfer;
+  std::vector<Interval> intervals;
+  std::map<std::string, QueueSeries> queues;  // by host name: "a", "b"
+  PerDirection<std::vector<StageTime>> stages;
+  std::vector<Comparison> comparison;
+  std::string config_toml;  // the run's effective configuration (config::dump), TOML
+  bool operator==(const Run&) const = default;
+};
+
+// Per-run wall-clock facts.
+struct RunMeta {
+  std::string label;
+  double wall_s = 0;
+  uint64_t events = 0;
+  double events_per_s = 0;
+  bool operator==(const RunMeta&) const = default;
+};
+
+// Wall-clock and machine facts: the only part of Results that may differ between two runs with
+// the same seed.
+struct Meta {
+  std::string nicsim_version;
+  std::optional<std::string> git_commit;
+  std::string start_time;  // ISO 8601 UTC, e.g. "2024-05-01T12:00:00Z" (iso8601_utc)
+  double wall_s = 0;
+  std::string host;
+  uint64_t events = 0;      // simulator events executed (all runs)
+  double events_per_s = 0;  // events / wall_s
+  std::vector<std::string> command_line;
+  std::vector<RunMeta> runs;
+  bool operator==(const Meta&) const = default;
+};
+
+struct Results {
+  Meta meta;
+  std::vector<Run> runs;
+  bool operator==(const Results&) const = default;
+};
+
+// --- helpers for back-ends ---------------------------------------------------------------
+
+// (simulated - published) / published, or nullopt when published == 0.
+std::optional<double> relative_error(double published, double simulated);
+
+// Fills goodput_bps from transfer[d].receiver.bits_per_second and retransmits from the senders'
+// retransmits (both directions).
+void derive_totals(Run& run);
+
+// bytes * 8 / seconds (0 when seconds <= 0).
+double bits_per_second(uint64_t bytes, double seconds);
+
+// iperf3's stream ids: 5, 7, 9, ... for the index-th flow (0-based).
+constexpr int64_t iperf3_stream_id(int64_t index) { return 5 + 2 * index; }
+
+// Seconds since the Unix epoch -> "YYYY-MM-DDThh:mm:ssZ" (UTC; fractional seconds dropped).
+std::string iso8601_utc(int64_t unix_seconds);
+
+// Structural checks the JSON Schema cannot express (equal column lengths, interval order,
+// finite numbers, backend name). Returns one message per problem; empty when consistent.
+std::vector<std::string> check_results(const Results& results);
+
+}  // namespace nicsim::report

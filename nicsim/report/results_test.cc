@@ -1,0 +1,70 @@
+#include "nicsim/report/results.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nicsim/report/sample_results.h"
+
+namespace nicsim::report {
+namespace {
+
+TEST(Results, Iso8601Utc) {
+  EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(iso8601_utc(1'714'564'800), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(iso8601_utc(951'782'400), "2000-02-29T00:00:00Z");  // leap day
+  EXPECT_EQ(iso8601_utc(-1), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(iso8601_utc(4'102'444'799), "2099-12-31T23:59:59Z");
+}
+
+TEST(Results, RelativeErrorAndBitsPerSecond) {
+  EXPECT_DOUBLE_EQ(*relative_error(62.8, 59.66), -0.05);
+  EXPECT_EQ(relative_error(0.0, 1.0), std::nullopt);
+  EXPECT_DOUBLE_EQ(bits_per_second(7'623'148, 1.0), 60'985'184.0);
+  EXPECT_EQ(bits_per_second(100, 0.0), 0.0);
+  EXPECT_EQ(iperf3_stream_id(0), 5);
+  EXPECT_EQ(iperf3_stream_id(3), 11);
+}
+
+TEST(Results, DeriveTotalsFromTransfer) {
+  report::Run r;
+  r.transfer.a_to_b.receiver.bits_per_second = 22.8e6;
+  r.transfer.a_to_b.sender.retransmits = 413;
+  r.transfer.b_to_a.receiver.bits_per_second = 1e3;
+  r.transfer.b_to_a.sender.retransmits = 2;
+  derive_totals(r);
+  EXPECT_EQ(r.goodput_bps.a_to_b, 22.8e6);
+  EXPECT_EQ(r.goodput_bps[Direction::kBtoA], 1e3);
+  EXPECT_EQ(r.retransmits, 415u);
+}
+
+TEST(Results, DirectionKeys) {
+  EXPECT_EQ(direction_key(Direction::kAtoB), "a->b");
+  EXPECT_EQ(direction_key(Direction::kBtoA), "b->a");
+  EXPECT_EQ(sender_host(Direction::kBtoA), "b");
+}
+
+TEST(Results, SamplesAreConsistent) {
+  EXPECT_EQ(check_results(samples::full_sample_results()), std::vector<std::string>{});
+  EXPECT_EQ(check_results(samples::minimal_sample_results()), std::vector<std::string>{});
+}
+
+TEST(Results, CheckFindsStructuralProblems) {
+  Results r = samples::full_sample_results();
+  r.runs[0].backend = "ns3";
+  r.runs[0].queues["a"].ring_bytes.pop_back();
+  r.runs[1].intervals[1].start_s = 0.5;  // overlaps interval 0 (0..1)
+  r.runs[1].duration_s = NAN;
+  r.runs[1].latency_ms["ping"].rtt.p90 = 100;  // above max
+  const std::vector<std::string> problems = check_results(r);
+  ASSERT_EQ(problems.size(), 5u);
+  EXPECT_EQ(problems[0], "runs[0].backend: must be \"sim\" or \"emu\", got \"ns3\"");
+  EXPECT_EQ(problems[1], "runs[0].queues.a.ring_bytes: 2 samples, time_s has 3");
+  EXPECT_EQ(problems[2], "runs[1].duration_s: not a finite number");
+  EXPECT_EQ(problems[3], "runs[1].latency_ms.ping: expected min <= p50 <= p90 <= p99 <= max");
+  EXPECT_EQ(problems[4], "runs[1].intervals[1]: intervals overlap or are out of order");
+  EXPECT_EQ(check_results(Results{}), std::vector<std::string>{"runs: no run"});
+}
+
+}  // namespace
+}  // namespace nicsim::report

@@ -1,0 +1,144 @@
+#include "nicsim/report/sample_results.h"
+
+#include "nicsim/core/time.h"
+#include "nicsim/report/latency_recorder.h"
+
+namespace nicsim::report::samples {
+
+namespace {
+
+LatencyStats stats_of(std::initializer_list<int64_t> us, uint64_t lost) {
+  LatencyRecorder r;
+  for (int64_t v : us) {
+    r.add(Duration::us(v));
+  }
+  r.add_loss(lost);
+  return r.stats();
+}
+
+Run sample_run(bool bql) {
+  Run r;
+  r.label = bql ? "bql=true rate=1Gbit" : "bql=false rate=1Gbit";
+  r.params = {{"hosts.a.nic.bql", bql},
+              {"wire.rate", std::string("1Gbit")},
+              {"hosts.a.nic.tx_ring", int64_t{256}},
+              {"hosts.a.tcp.pacing_ratio", 1.5}};
+  r.backend = "sim";
+  r.seed = 42;
+  r.duration_s = 2.0;
+
+  ProbeLatency ping;
+  ping.kind = "icmp";
+  ping.rtt = stats_of({344, 432, 558, 401, 399}, 1);
+  r.latency_ms["ping"] = ping;
+  ProbeLatency udp;
+  udp.kind = "udp";
+  udp.rtt = stats_of({1000, 1100, 1200}, 0);
+  udp.one_way = PerDirection<LatencyStats>{stats_of({500, 510, 700}, 0), stats_of({500}, 2)};
+  r.latency_ms["udp_ef"] = udp;
+  ProbeLatency silent;
+  silent.kind = "udp";
+  silent.rtt = stats_of({}, 3);
+  r.latency_ms["udp_bk"] = silent;
+
+  for (Direction d : kDirections) {
+    DirectionTransfer& t = r.transfer[d];
+    const uint64_t scale = d == Direction::kAtoB ? 1 : 3;
+    for (int64_t i = 0; i < 2; ++i) {
+      FlowTransfer f;
+      f.id = iperf3_stream_id(i);
+      f.sender = {0.0, 2.0, 1'000'000 * scale + static_cast<uint64_t>(i), 0, 7};
+      f.sender.bits_per_second = bits_per_second(f.sender.bytes, 2.0);
+      f.receiver = {0.0, 2.01, 999'000 * scale, 0};
+      f.receiver.bits_per_second = bits_per_second(f.receiver.bytes, 2.01);
+      t.flows.push_back(f);
+      t.sender.bytes += f.sender.bytes;
+      t.sender.retransmits += f.sender.retransmits;
+      t.receiver.bytes += f.receiver.bytes;
+    }
+    t.sender.end_s = 2.0;
+    t.sender.bits_per_second = bits_per_second(t.sender.bytes, 2.0);
+    t.receiver.end_s = 2.01;
+    t.receiver.bits_per_second = bits_per_second(t.receiver.bytes, 2.01);
+  }
+  derive_totals(r);
+
+  for (int k = 0; k < 2; ++k) {
+    Interval iv;
+    iv.start_s = k;
+    iv.end_s = k + 1;
+    for (Direction d : kDirections) {
+      DirectionInterval& di = iv.directions[d];
+      for (int64_t i = 0; i < 2; ++i) {
+        FlowInterval f{iperf3_stream_id(i), 500'000 + static_cast<uint64_t>(k * 1000 + i), 0,
+                       static_cast<uint64_t>(k), 14'480 * static_cast<uint64_t>(i + 1)};
+        f.bits_per_second = bits_per_second(f.bytes, 1.0);
+        di.flows.push_back(f);
+        di.bytes += f.bytes;
+        di.retransmits += f.retransmits;
+        di.cwnd_bytes += f.cwnd_bytes;
+      }
+      di.bits_per_second = bits_per_second(di.bytes, 1.0);
+    }
+    iv.latency_ms["ping"] = 0.1 + k / 3.0;
+    if (k == 1) {
+      iv.latency_ms["udp_ef"] = 1.0 / 3.0;
+    }
+    r.intervals.push_back(iv);
+  }
+
+  QueueSeries qa;
+  qa.time_s = {0.0, 0.001, 1e-9 + 0.002};
+  qa.qdisc_bytes = {0, 1514, 3028};
+  qa.qdisc_packets = {0, 1, 2};
+  qa.ring_bytes = {0, 15140, 30280};
+  qa.ring_packets = {0, 10, 20};
+  qa.bql_limit_bytes = {0, 3028, 4542};
+  qa.bql_inflight_bytes = {0, 3028, 3028};
+  qa.device_fifo_bytes = {0, 2048, 16384};
+  r.queues["a"] = qa;
+  QueueSeries qb;
+  qb.time_s = {0.0, 0.5};
+  qb.qdisc_bytes = {0, 66};
+  r.queues["b"] = qb;
+
+  r.stages.a_to_b = {{"qdisc", 0.25, 1000}, {"ring", 1.0 / 3.0, 1000}, {"wire", 0.0121, 999}};
+  r.stages.b_to_a = {{"wire", 0.0121, 500}, {"rx", 0.05, 500}, {"stack", 0.002, 500}};
+
+  const double published = bql ? 3.0 : 10.0;
+  const double simulated = bql ? 2.9 : 10.4;
+  r.comparison = {{"ping_ms", published, simulated, relative_error(published, simulated),
+                   "stmmac BQL thread (seed 004)"},
+                  {"goodput_mbit", 0.0, 95.0, relative_error(0.0, 95.0), ""},
+                  {"idle_ping_ms", 0.432, std::nullopt, std::nullopt, ""}};
+  r.config_toml = "[scenario]\nname = \"sample\"\nduration = \"2s\"\nseed = 42\n";
+  return r;
+}
+
+}  // namespace
+
+Results full_sample_results() {
+  Results res;
+  res.meta.nicsim_version = "0.1.0";
+  res.meta.git_commit = "3e87aa6";
+  res.meta.start_time = iso8601_utc(1'714'564'800);
+  res.meta.wall_s = 0.25;
+  res.meta.host = "testhost";
+  res.meta.events = 123'456;
+  res.meta.events_per_s = 493'824.0;
+  res.meta.command_line = {"nicsim", "run", "scenarios/sample.toml", "--json", "out \"q\".json"};
+  res.meta.runs = {{"bql=false rate=1Gbit", 0.125, 60'000, 480'000.0},
+                   {"bql=true rate=1Gbit", 0.125, 63'456, 507'648.0}};
+  res.runs = {sample_run(false), sample_run(true)};
+  return res;
+}
+
+Results minimal_sample_results() {
+  Results res;
+  res.meta.nicsim_version = "0.1.0";
+  res.meta.start_time = iso8601_utc(0);
+  res.runs.emplace_back();
+  return res;
+}
+
+}  // namespace nicsim::report::samples

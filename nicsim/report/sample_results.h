@@ -1,0 +1,17 @@
+#pragma once
+// Sample Results for tests and the schema check (not part of the nicsim_report library).
+
+#include "nicsim/report/results.h"
+
+namespace nicsim::report::samples {
+
+// Every field set, including optional ones (one-way delays, per-flow data, all queue columns,
+// comparison rows with and without a simulated value), awkward doubles (0.1, 1/3, 1e-9), a
+// probe without samples, two runs with varied params of every ParamValue alternative.
+Results full_sample_results();
+
+// The least a valid document has: meta with only a version and a start time, one run with
+// default fields (label "" as for a scenario without [vary]), no probes, intervals or queues.
+Results minimal_sample_results();
+
+}  // namespace nicsim::report::samples

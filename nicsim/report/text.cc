@@ -1,0 +1,387 @@
+#include "nicsim/report/text.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <string>
+
+namespace nicsim::report {
+
+namespace {
+
+std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+std::string printf_string(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    return {};
+  }
+  if (static_cast<size_t>(n) < sizeof buf) {
+    return std::string(buf, static_cast<size_t>(n));
+  }
+  std::string out(static_cast<size_t>(n) + 1, '\0');
+  va_start(ap, fmt);
+  std::vsnprintf(out.data(), out.size(), fmt, ap);
+  va_end(ap);
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+// iperf3's adaptive unit formatting: scale by 1024 (bytes) or 1000 (bits) while the value is at
+// least that large (up to tera), then print in four places. Like iperf3 the scaled value is the
+// input multiplied by a precomputed factor (exact for powers of 1024; rounded for 1000^k).
+std::string adaptive(double v, bool bits) {
+  static constexpr const char* kByteLabels[] = {"Byte", "KByte", "MByte", "GByte", "TByte"};
+  static constexpr const char* kBitLabels[] = {"bit", "Kbit", "Mbit", "Gbit", "Tbit"};
+  static constexpr double kByteFactor[] = {1.0, 1.0 / 1024, 1.0 / 1024 / 1024,
+                                           1.0 / 1024 / 1024 / 1024,
+                                           1.0 / 1024 / 1024 / 1024 / 1024};
+  static constexpr double kBitFactor[] = {1.0, 1.0 / 1000, 1.0 / 1000 / 1000,
+                                          1.0 / 1000 / 1000 / 1000,
+                                          1.0 / 1000 / 1000 / 1000 / 1000};
+  const double base = bits ? 1000.0 : 1024.0;
+  int conv = 0;
+  double tmp = v;
+  while (tmp >= base && conv < 4) {
+    tmp /= base;
+    ++conv;
+  }
+  const double x = v * (bits ? kBitFactor[conv] : kByteFactor[conv]);
+  const char* label = bits ? kBitLabels[conv] : kByteLabels[conv];
+  if (x < 9.995) {
+    return printf_string("%4.2f %s", x, label);
+  }
+  if (x < 99.95) {
+    return printf_string("%4.1f %s", x, label);
+  }
+  return printf_string("%4.0f %s", x, label);
+}
+
+std::string id_field(std::optional<int64_t> id) {
+  return id ? printf_string("[%3" PRId64 "]", *id) : std::string("[SUM]");
+}
+
+std::string interval_field(double start_s, double end_s) {
+  return printf_string(" %6.2f-%-6.2f sec", start_s, end_s);
+}
+
+bool has_traffic(const Run& run, Direction d) {
+  const DirectionTransfer& t = run.transfer[d];
+  return !t.flows.empty() || t.sender.bytes > 0 || t.receiver.bytes > 0;
+}
+
+// Fixed-width right-aligned cell.
+std::string cell(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+std::string left(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string ms3(double v) { return printf_string("%.3f", v); }
+
+}  // namespace
+
+std::string iperf3_bytes(double bytes) { return adaptive(bytes, false) + "s"; }
+
+std::string iperf3_bitrate(double bits_per_second) {
+  return adaptive(bits_per_second, true) + "s/sec";
+}
+
+std::string iperf3_interval_line(int64_t id, double start_s, double end_s, uint64_t bytes,
+                                 double bits_per_second, uint64_t retransmits,
+                                 uint64_t cwnd_bytes) {
+  // iperf3: "[%3d]%s %6.2f-%-6.2f sec  %ss  %ss/sec  %3u   %ss       %s"
+  return id_field(id) + interval_field(start_s, end_s) + "  " +
+         iperf3_bytes(static_cast<double>(bytes)) + "  " + iperf3_bitrate(bits_per_second) +
+         printf_string("  %3" PRIu64, retransmits) + "   " +
+         iperf3_bytes(static_cast<double>(cwnd_bytes)) + "       ";
+}
+
+std::string iperf3_sum_interval_line(double start_s, double end_s, uint64_t bytes,
+                                     double bits_per_second, uint64_t retransmits) {
+  // iperf3: "[SUM]%s %6.2f-%-6.2f sec  %ss  %ss/sec  %3d             %s"
+  return id_field(std::nullopt) + interval_field(start_s, end_s) + "  " +
+         iperf3_bytes(static_cast<double>(bytes)) + "  " + iperf3_bitrate(bits_per_second) +
+         printf_string("  %3" PRIu64, retransmits) + "             ";
+}
+
+std::string iperf3_sender_line(std::optional<int64_t> id, const SenderTotals& s) {
+  return id_field(id) + interval_field(s.start_s, s.end_s) + "  " +
+         iperf3_bytes(static_cast<double>(s.bytes)) + "  " + iperf3_bitrate(s.bits_per_second) +
+         printf_string("  %3" PRIu64, s.retransmits) + "             sender";
+}
+
+std::string iperf3_receiver_line(std::optional<int64_t> id, const ReceiverTotals& r) {
+  // iperf3: "[%3d]%s %6.2f-%-6.2f sec  %ss  %ss/sec                  %s"
+  return id_field(id) + interval_field(r.start_s, r.end_s) + "  " +
+         iperf3_bytes(static_cast<double>(r.bytes)) + "  " + iperf3_bitrate(r.bits_per_second) +
+         "                  receiver";
+}
+
+std::string format_iperf3(const Run& run, Direction d) {
+  if (!has_traffic(run, d)) {
+    return {};
+  }
+  const DirectionTransfer& t = run.transfer[d];
+  const bool several = t.flows.size() > 1;
+  const int64_t single_id = t.flows.empty() ? iperf3_stream_id(0) : t.flows.front().id;
+  std::string out;
+  out += kIperf3IntervalHeader;
+  out += '\n';
+  for (size_t k = 0; k < run.intervals.size(); ++k) {
+    const Interval& iv = run.intervals[k];
+    const DirectionInterval& di = iv.directions[d];
+    if (several) {
+      if (k > 0) {
+        out += kIperf3Separator;
+        out += '\n';
+      }
+      for (const FlowInterval& f : di.flows) {
+        out += iperf3_interval_line(f.id, iv.start_s, iv.end_s, f.bytes, f.bits_per_second,
+                                    f.retransmits, f.cwnd_bytes);
+        out += '\n';
+      }
+      out += iperf3_sum_interval_line(iv.start_s, iv.end_s, di.bytes, di.bits_per_second,
+                                      di.retransmits);
+    } else {
+      out += iperf3_interval_line(single_id, iv.start_s, iv.end_s, di.bytes, di.bits_per_second,
+                                  di.retransmits, di.cwnd_bytes);
+    }
+    out += '\n';
+  }
+  out += kIperf3Separator;
+  out += '\n';
+  out += kIperf3SummaryHeader;
+  out += '\n';
+  if (several) {
+    for (const FlowTransfer& f : t.flows) {
+      out += iperf3_sender_line(f.id, f.sender) + '\n';
+      out += iperf3_receiver_line(f.id, f.receiver) + '\n';
+    }
+    out += iperf3_sender_line(std::nullopt, t.sender) + '\n';
+    out += iperf3_receiver_line(std::nullopt, t.receiver) + '\n';
+  } else {
+    out += iperf3_sender_line(single_id, t.sender) + '\n';
+    out += iperf3_receiver_line(single_id, t.receiver) + '\n';
+  }
+  return out;
+}
+
+std::string format_ping_summary(std::string_view host, const LatencyStats& s, PingStyle style,
+                                std::optional<double> time_ms) {
+  const uint64_t transmitted = s.count + s.lost;
+  std::string out = "--- " + std::string(host) + " ping statistics ---\n";
+  if (style == PingStyle::kLinux) {
+    out += printf_string("%" PRIu64 " packets transmitted, %" PRIu64 " received", transmitted,
+                         s.count);
+    if (transmitted > 0) {
+      // iputils: the loss percentage as a float, printed with %g.
+      const auto loss = static_cast<float>(static_cast<double>(s.lost) * 100.0 /
+                                           static_cast<double>(transmitted));
+      out += printf_string(", %g%% packet loss", static_cast<double>(loss));
+      if (time_ms) {
+        out += printf_string(", time %lldms", static_cast<long long>(std::llround(*time_ms)));
+      }
+    }
+    out += '\n';
+    if (s.count > 0) {
+      // iputils keeps whole microseconds and truncates (avg = tsum / n, mdev = integer sqrt):
+      // recover nanoseconds, then truncate to microseconds.
+      const auto us = [](double ms) {
+        const long long v = std::llround(ms * 1e6) / 1000;
+        return printf_string("%lld.%03lld", v / 1000, v % 1000);
+      };
+      out += "rtt min/avg/max/mdev = " + us(s.min) + "/" + us(s.mean) + "/" + us(s.max) + "/" +
+             us(s.mdev) + " ms\n";
+    }
+    return out;
+  }
+  out += printf_string("%" PRIu64 " packets transmitted, %" PRIu64 " packets received", transmitted,
+                       s.count);
+  if (transmitted > 0) {
+    out += printf_string(", %.1f%% packet loss",
+                         static_cast<double>(s.lost) * 100.0 / static_cast<double>(transmitted));
+  }
+  out += '\n';
+  if (s.count > 0) {
+    out += printf_string("round-trip min/avg/max/stddev = %.3f/%.3f/%.3f/%.3f ms\n", s.min, s.mean,
+                         s.max, s.mdev);
+  }
+  return out;
+}
+
+std::string format_latency_table(const Run& run) {
+  if (run.latency_ms.empty()) {
+    return {};
+  }
+  struct Row {
+    std::string name;
+    std::string what;
+    const LatencyStats* s;
+  };
+  std::vector<Row> rows;
+  size_t name_width = 5;
+  for (const auto& [name, p] : run.latency_ms) {
+    rows.push_back({name, p.kind + " rtt", &p.rtt});
+    if (p.one_way) {
+      for (Direction d : kDirections) {
+        rows.push_back({name, std::string(direction_key(d)), &(*p.one_way)[d]});
+      }
+    }
+    name_width = std::max(name_width, name.size());
+  }
+  std::string out = "latency (ms)\n";
+  out += left("probe", name_width) + "  " + left("", 8) + cell("sent", 8) + cell("lost", 7) +
+         cell("loss", 8) + cell("min", 10) + cell("mean", 10) + cell("p50", 10) + cell("p90", 10) +
+         cell("p99", 10) + cell("max", 10) + cell("mdev", 10) + "\n";
+  for (const Row& r : rows) {
+    const LatencyStats& s = *r.s;
+    const uint64_t sent = s.count + s.lost;
+    const double loss =
+        sent == 0 ? 0.0 : static_cast<double>(s.lost) * 100.0 / static_cast<double>(sent);
+    out += left(r.name, name_width) + "  " + left(r.what, 8) + cell(std::to_string(sent), 8) +
+           cell(std::to_string(s.lost), 7) + cell(printf_string("%.1f%%", loss), 8);
+    if (s.count == 0) {
+      for (int i = 0; i < 7; ++i) {
+        out += cell("-", 10);
+      }
+    } else {
+      for (double v : {s.min, s.mean, s.p50, s.p90, s.p99, s.max, s.mdev}) {
+        out += cell(ms3(v), 10);
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string format_stage_table(const Run& run) {
+  std::vector<std::string> stages;
+  for (Direction d : kDirections) {
+    for (const StageTime& s : run.stages[d]) {
+      if (std::find(stages.begin(), stages.end(), s.stage) == stages.end()) {
+        stages.push_back(s.stage);
+      }
+    }
+  }
+  if (stages.empty()) {
+    return {};
+  }
+  size_t width = 5;
+  for (const std::string& s : stages) {
+    width = std::max(width, s.size());
+  }
+  std::string out = "time per stage (mean ms)\n";
+  out += left("stage", width) + cell("a->b", 12) + cell("b->a", 12) + "\n";
+  for (const std::string& name : stages) {
+    out += left(name, width);
+    for (Direction d : kDirections) {
+      const auto& v = run.stages[d];
+      const auto it =
+          std::find_if(v.begin(), v.end(), [&](const StageTime& s) { return s.stage == name; });
+      out += cell(it == v.end() || it->packets == 0 ? "-" : ms3(it->mean_ms), 12);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string format_comparison_table(const std::vector<Comparison>& rows) {
+  if (rows.empty()) {
+    return {};
+  }
+  const auto num = [](double v) { return printf_string("%.4g", v); };
+  std::vector<std::vector<std::string>> cells;
+  cells.push_back({"metric", "published", "simulated", "error"});
+  for (const Comparison& c : rows) {
+    cells.push_back({c.metric, num(c.published), c.simulated ? num(*c.simulated) : "-",
+                     c.relative_error ? printf_string("%+.1f%%", *c.relative_error * 100) : "-"});
+  }
+  size_t w[4] = {0, 0, 0, 0};
+  for (const auto& r : cells) {
+    for (size_t i = 0; i < 4; ++i) {
+      w[i] = std::max(w[i], r[i].size());
+    }
+  }
+  std::string out;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const auto& r = cells[k];
+    out += left(r[0], w[0]) + " | " + cell(r[1], w[1]) + " | " + cell(r[2], w[2]) + " | " +
+           cell(r[3], w[3]) + "\n";
+    if (k == 0) {
+      out += std::string(w[0] + 1, '-') + "+" + std::string(w[1] + 2, '-') + "+" +
+             std::string(w[2] + 2, '-') + "+" + std::string(w[3] + 1, '-') + "\n";
+    }
+  }
+  std::vector<std::string> sources;
+  for (const Comparison& c : rows) {
+    if (!c.source.empty() && std::find(sources.begin(), sources.end(), c.source) == sources.end()) {
+      sources.push_back(c.source);
+    }
+  }
+  for (const std::string& s : sources) {
+    out += "source: " + s + "\n";
+  }
+  return out;
+}
+
+std::string format_progress(size_t run_number, size_t run_count, std::string_view label,
+                            double simulated_s, double duration_s, double speed) {
+  std::string out = printf_string("run %zu/%zu", run_number, run_count);
+  if (!label.empty()) {
+    out += " ";
+    out += label;
+  }
+  out += printf_string(": %.1f/%g s simulated, ", simulated_s, duration_s);
+  out += speed >= 10 ? printf_string("%.0fx real time", speed)
+                     : printf_string("%.1fx real time", speed);
+  return out;
+}
+
+std::string format_run_report(const Run& run) {
+  std::string out = "=== " + (run.label.empty() ? std::string("run") : run.label) +
+                    printf_string(" (%s, seed %" PRIu64 ", %g s) ===\n", run.backend.c_str(),
+                                  run.seed, run.duration_s);
+  for (Direction d : kDirections) {
+    const std::string table = format_iperf3(run, d);
+    if (!table.empty()) {
+      out += "\n" + std::string(direction_key(d)) + " (TCP, sender " + std::string(sender_host(d)) +
+             ")\n" + table;
+    }
+  }
+  for (const auto& [name, p] : run.latency_ms) {
+    if (p.kind == "icmp") {
+      out += "\n" + format_ping_summary(name, p.rtt);
+    }
+  }
+  for (const std::string& section : {format_latency_table(run), format_stage_table(run),
+                                     format_comparison_table(run.comparison)}) {
+    if (!section.empty()) {
+      out += "\n" + section;
+    }
+  }
+  return out;
+}
+
+std::string format_results_report(const Results& results) {
+  std::string out;
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    out += (i == 0 ? "" : "\n") + format_run_report(results.runs[i]);
+  }
+  return out;
+}
+
+bool print(std::FILE* f, std::string_view text) {
+  if (f == nullptr) {
+    return true;
+  }
+  return std::fwrite(text.data(), 1, text.size(), f) == text.size();
+}
+
+}  // namespace nicsim::report
