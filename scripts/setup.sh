@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build git pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev   # unit tests, benchmarks
   clang libclang-rt-14-dev                     # libFuzzer targets, sanitizer runtimes
+  nlohmann-json3-dev python3-jsonschema       # results JSON + its schema test (nicsim/report)
 )
 
 missing=()
