@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nicsim/core/element.h"
+#include "nicsim/core/observer.h"
 #include "nicsim/core/packet.h"
 #include "nicsim/core/time.h"
 #include "nicsim/model/cpu.h"
@@ -32,14 +33,25 @@ struct TxRelease {
   uint32_t flow_id = 0;
   uint32_t bytes = 0;      // skb->len of this frame (a GSO segment's own length)
   bool last_segment = true;  // the last frame of a software-segmented GSO packet
+  uint32_t meta = 0;       // the packet's metadata handle (Packet::meta)
+  uint16_t gso_index = 0;  // which segment of its GSO parent (Packet::gso_index)
+  uint16_t segs = 1;       // segments this release covers: a whole GSO/TSO unit has gso_segs
 };
+
+// The release record of `p` as it stands (a frame, a segment, or a whole GSO unit).
+inline TxRelease release_of(const Packet& p, bool last_segment = true) {
+  return TxRelease{p.id, p.flow_id, p.len, last_segment, p.meta, p.gso_index, p.gso_segs};
+}
 
 class NicSink {
  public:
   virtual ~NicSink() = default;
   // A received frame reached the host stack.
   virtual void deliver(Packet&& frame, Time now) = 0;
-  // A transmitted frame was completed and freed.
+  // A transmitted frame was completed and freed — or a packet the device queue had accepted
+  // was dropped inside it (a qdisc's head drop, CoDel, a malformed frame): kfree_skb runs the
+  // same destructor, so TCP Small Queues gets the bytes back either way. A packet refused at
+  // send() (Verdict::kDropped) is NOT released here: the caller still owns that decision.
   virtual void tx_released(const TxRelease& release, Time now) = 0;
 };
 
@@ -63,6 +75,60 @@ struct NicQueueSample {
   uint64_t ring_bytes = 0;
   uint64_t bql_limit = 0;      // 0 without BQL
   uint64_t device_fifo_bytes = 0;
+};
+
+// Sits between a NIC's qdisc and an optional user Observer: forwards every event, and turns
+// the drop of a packet the qdisc had already accepted (fq_codel's fattest-flow head drop,
+// CoDel at dequeue, an HTB leaf) into a TxRelease — kfree_skb runs the socket's destructor
+// just as TX completion does, so TCP Small Queues must get those bytes back. The packet being
+// offered by send() is excluded when the qdisc refuses it: the caller learns that from the
+// verdict (Linux: NET_XMIT_DROP to tcp_transmit_skb).
+class QdiscDropRelease final : public Observer {
+ public:
+  void set_sink(NicSink* sink) { sink_ = sink; }
+  void set_user(Observer* user) { user_ = user; }
+  // Bracket qdisc.enqueue(p) of a packet offered by send().
+  void begin_enqueue(uint64_t id) {
+    arriving_ = id;
+    enqueueing_ = true;
+  }
+  void end_enqueue() { enqueueing_ = false; }
+  uint64_t released_drops() const { return released_drops_; }
+
+  void on_enqueue(Time now, const Packet& p) override {
+    if (user_ != nullptr) {
+      user_->on_enqueue(now, p);
+    }
+  }
+  void on_dequeue(Time now, const Packet& p) override {
+    if (user_ != nullptr) {
+      user_->on_dequeue(now, p);
+    }
+  }
+  void on_mark(Time now, const Packet& p) override {
+    if (user_ != nullptr) {
+      user_->on_mark(now, p);
+    }
+  }
+  void on_drop(Time now, const Packet& p, DropReason why) override {
+    if (user_ != nullptr) {
+      user_->on_drop(now, p, why);
+    }
+    if (enqueueing_ && p.id == arriving_) {
+      return;  // refused at send(): reported through the verdict
+    }
+    ++released_drops_;
+    if (sink_ != nullptr) {
+      sink_->tx_released(release_of(p), now);
+    }
+  }
+
+ private:
+  NicSink* sink_ = nullptr;
+  Observer* user_ = nullptr;
+  uint64_t arriving_ = 0;
+  bool enqueueing_ = false;
+  uint64_t released_drops_ = 0;
 };
 
 class Nic {

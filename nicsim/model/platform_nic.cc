@@ -196,6 +196,8 @@ void PlatformNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
   in_ = in;
   cpu_ = cpu;
   sink_ = sink;
+  qdisc_drops_.set_sink(sink);
+  qdisc_.set_observer(&qdisc_drops_);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +217,9 @@ Verdict PlatformNic::send(Packet&& p, Time now) {
     in_qdisc_run_ = false;
     return Verdict::kQueued;
   }
+  qdisc_drops_.begin_enqueue(p.id);
   const Verdict v = qdisc_.enqueue(std::move(p), now);
+  qdisc_drops_.end_enqueue();
   qdisc_run(now);
   return v;
 }
@@ -357,11 +361,8 @@ Time PlatformNic::xmit_one(XmitEntry& e, bool more, Time cursor) {
   const uint32_t descs = static_cast<uint32_t>(params_.descs_per_frame);
   const uint32_t bytes = p.len;
   TxSlot& s = slot(tx_posted_);
-  s.id = p.id;
-  s.flow_id = p.flow_id;
-  s.bytes = bytes;
+  s.release = release_of(p, e.last_segment);
   s.descs = descs;
-  s.last_segment = e.last_segment;
   s.segs = (params_.tso && p.gso_segs > 1 && p.gso_segs <= p.len) ? p.gso_segs : 1;
   s.segs_sent = 0;
   p.stamp(Stage::kRingIn, cursor);
@@ -538,9 +539,9 @@ void PlatformNic::finish_tx_clean(uint64_t n, Time t) {
   for (uint64_t k = 0; k < n; ++k) {
     const TxSlot& s = slot(tx_cleaned_);
     tx_free_descs_ += s.descs;
-    tx_ring_bytes_ -= s.bytes;
-    bytes += s.bytes;
-    releases_.push_back(TxRelease{s.id, s.flow_id, s.bytes, s.last_segment});
+    tx_ring_bytes_ -= s.release.bytes;
+    bytes += s.release.bytes;
+    releases_.push_back(s.release);
     ++tx_cleaned_;
   }
   ++stats_.tx_clean_passes;

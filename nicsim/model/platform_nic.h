@@ -233,7 +233,10 @@ class PlatformNic final : public Nic {
   std::string describe() const override;
 
   // RX ring drops are reported here (DropReason::kRingFull); the qdisc has its own observer.
-  void set_observer(Observer* o) { observer_ = o; }
+  void set_observer(Observer* o) {
+    observer_ = o;
+    qdisc_drops_.set_user(o);
+  }
 
   const Stats& stats() const { return stats_; }
   const Params& params() const { return params_; }
@@ -272,13 +275,10 @@ class PlatformNic final : public Nic {
 
   struct TxSlot {
     Packet frame;  // the frame (TSO: super-packet) until its last bit is handed out
-    uint64_t id = 0;
-    uint32_t flow_id = 0;
-    uint32_t bytes = 0;  // len reported to BQL and released to the socket
+    TxRelease release;  // what the socket gets back; release.bytes is also what BQL counts
     uint32_t descs = 0;
     uint16_t segs = 1;  // wire frames (TSO: gso_segs)
     uint16_t segs_sent = 0;
-    bool last_segment = true;
     bool ic = false;
   };
   struct XmitEntry {
@@ -359,6 +359,7 @@ class PlatformNic final : public Nic {
   Params params_;
   CpuCosts costs_;
   AnyQueue qdisc_;
+  QdiscDropRelease qdisc_drops_;  // qdisc drops of accepted packets -> TSQ releases
   algo::Doorbell doorbell_;
   algo::IrqCoalescer tx_irq_;  // tx-usecs/frames (irq) or IC interrupts (stmmac: frames = 1)
   algo::IrqCoalescer rx_irq_;

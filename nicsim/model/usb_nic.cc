@@ -208,6 +208,8 @@ void UsbNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
   in_ = in;
   cpu_ = cpu;
   sink_ = sink;
+  qdisc_drops_.set_sink(sink);
+  qdisc_.set_observer(&qdisc_drops_);
   // ifup: the driver posts its bulk-IN transfers (usbnet rx_submit × rx_qlen; uether one).
   for (int64_t i = 0; i < params_.rx_transfers; ++i) {
     agg_.post_transfer(now_);
@@ -217,6 +219,7 @@ void UsbNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
 
 void UsbNic::set_observer(Observer* o) {
   observer_ = o;
+  qdisc_drops_.set_user(o);
   agg_.set_observer(o);
 }
 
@@ -576,7 +579,9 @@ Verdict UsbNic::send(Packet&& p, Time now) {
   const Time t = max(now, now_);
   ++stats_.tx_offered;
   p.stamp(Stage::kQdiscIn, t);
+  qdisc_drops_.begin_enqueue(p.id);
   const Verdict v = qdisc_.enqueue(std::move(p), t);
+  qdisc_drops_.end_enqueue();
   run_qdisc(t);
   refresh_next();
   return v;
@@ -620,7 +625,7 @@ void UsbNic::drop_tx(Packet&& p, Time now, bool last_segment) {
   if (observer_ != nullptr) {
     observer_->on_drop(now, p, DropReason::kMalformed);
   }
-  sink_->tx_released(TxRelease{p.id, p.flow_id, p.len, last_segment}, now);
+  sink_->tx_released(release_of(p, last_segment), now);
 }
 
 void UsbNic::submit_frame(Packet&& p, Time now, Time ready, const TxRelease& rec, uint32_t usb_len,
@@ -733,7 +738,7 @@ void UsbNic::run_qdisc(Time now) {
         continue;
       }
       any_payload = any_payload || p->payload != nullptr;
-      tx_batch_rec_.push_back(TxRelease{p->id, p->flow_id, p->len, last});
+      tx_batch_rec_.push_back(release_of(*p, last));
       tx_batch_.push_back(std::move(*p));
     }
     charge(cost);

@@ -354,6 +354,7 @@ class UsbNic final : public Nic {
   Params params_;
   CpuCosts costs_;
   AnyQueue qdisc_;
+  QdiscDropRelease qdisc_drops_;  // qdisc drops of accepted packets -> TSQ releases
   algo::UsbRxAggregator agg_;
   algo::Smsc95xxRx smsc_rx_;
   algo::Smsc95xxTx smsc_tx_;
