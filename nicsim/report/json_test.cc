@@ -58,7 +58,8 @@ TEST(ResultsJson, RoundTripMinimalDocument) {
 
 // Each sample field really differs from its default, so the round trip above covers it.
 TEST(ResultsJson, FullSampleSetsOptionalFields) {
-  const report::Run& r = full_sample_results().runs[1];
+  const Results full = full_sample_results();
+  const report::Run& r = full.runs[1];
   EXPECT_TRUE(r.latency_ms.at("udp_ef").one_way.has_value());
   EXPECT_EQ(r.latency_ms.at("udp_bk").rtt.count, 0u);
   EXPECT_FALSE(r.transfer.a_to_b.flows.empty());
@@ -66,7 +67,7 @@ TEST(ResultsJson, FullSampleSetsOptionalFields) {
   EXPECT_FALSE(r.queues.at("a").device_fifo_bytes.empty());
   EXPECT_FALSE(r.comparison.at(2).simulated.has_value());
   EXPECT_FALSE(r.config_toml.empty());
-  EXPECT_TRUE(full_sample_results().meta.git_commit.has_value());
+  EXPECT_TRUE(full.meta.git_commit.has_value());
 }
 
 // Determinism: the same Results give the same bytes; Results that differ only in meta give
