@@ -27,9 +27,10 @@ class Duration {
   static constexpr Duration max() { return Duration(std::numeric_limits<int64_t>::max()); }
 
   constexpr int64_t count_ns() const { return ns_; }
-  constexpr double to_seconds() const { return static_cast<double>(ns_) * 1e-9; }
-  constexpr double to_ms() const { return static_cast<double>(ns_) * 1e-6; }
-  constexpr double to_us() const { return static_cast<double>(ns_) * 1e-3; }
+  // Division, not multiplication by 1e-9: 0.3 s prints as 0.3, not 0.30000000000000004.
+  constexpr double to_seconds() const { return static_cast<double>(ns_) / 1e9; }
+  constexpr double to_ms() const { return static_cast<double>(ns_) / 1e6; }
+  constexpr double to_us() const { return static_cast<double>(ns_) / 1e3; }
 
   constexpr Duration operator-() const { return Duration(-ns_); }
   constexpr Duration& operator+=(Duration o) {
@@ -67,7 +68,7 @@ class Time {
 
   constexpr int64_t ns_since_epoch() const { return ns_; }
   constexpr Duration since_epoch() const { return Duration::ns(ns_); }
-  constexpr double to_seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  constexpr double to_seconds() const { return static_cast<double>(ns_) / 1e9; }
 
   constexpr Time& operator+=(Duration d) {
     ns_ += d.count_ns();
