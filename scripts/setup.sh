@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev   # unit tests, benchmarks
   clang libclang-rt-14-dev                     # libFuzzer targets, sanitizer runtimes
   nlohmann-json3-dev python3-jsonschema       # results JSON + its schema test (nicsim/report)
+  libtomlplusplus-dev                          # TOML scenario and preset files (nicsim/config)
 )
 
 missing=()

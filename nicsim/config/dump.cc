@@ -1,0 +1,166 @@
+// dump(Scenario): the effective configuration as TOML, every value explicit with its unit, in
+// the layout of a scenario file so that it parses back to an equal Scenario.
+
+#include <charconv>
+#include <string>
+#include <variant>
+
+#include "nicsim/config/presets.h"
+#include "nicsim/config/qdisc_internal.h"
+#include "nicsim/config/scenario.h"
+#include "nicsim/config/toml_util.h"
+#include "nicsim/config/units.h"
+
+namespace nicsim::config {
+
+using detail::join_key;
+using detail::quote;
+
+namespace {
+
+std::string dur(Duration d) { return quote(format_duration(d)); }
+
+std::string number(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".eEn") == std::string::npos) {
+    s += ".0";
+  }
+  return s;
+}
+
+std::string dscp(uint8_t v) {
+  // Same names as the parser accepts; numbers otherwise.
+  struct Name {
+    const char* n;
+    uint8_t v;
+  };
+  static const Name kKnown[] = {
+      {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12}, {"AF13", 14},
+      {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},  {"AF31", 26},
+      {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36}, {"AF43", 38},
+      {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56}};
+  for (const Name& n : kKnown) {
+    if (n.v == v) {
+      return quote(n.n);
+    }
+  }
+  return std::to_string(v);
+}
+
+void window(std::string& out, Duration start, const std::optional<Duration>& stop) {
+  out += "start = " + dur(start) + "\n";
+  if (stop) {
+    out += "stop = " + dur(*stop) + "\n";
+  }
+}
+
+std::string published_value(const PublishedValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) {
+    return number(*d);
+  }
+  return quote(std::get<std::string>(v));
+}
+
+}  // namespace
+
+std::string dump(const Scenario& s) {
+  std::string out = "# Effective configuration (nicsim): every value explicit, with its unit.\n";
+  out += "[scenario]\n";
+  out += "name = " + quote(s.name) + "\n";
+  if (!s.description.empty()) {
+    out += "description = " + quote(s.description) + "\n";
+  }
+  out += "duration = " + dur(s.duration) + "\n";
+  out += "seed = " + std::to_string(s.seed) + "\n";
+
+  for (const HostConfig& h : s.hosts) {
+    const std::string hp = join_key("hosts", h.name);
+    out += "\n[" + join_key(hp, "cpu") + "]\n";
+    out += "preset = " + quote(h.cpu_preset) + "\n";
+    out += dump_cpu(h.cpu);
+    out += "\n[" + join_key(hp, "nic") + "]\n";
+    out += "preset = " + quote(h.nic.preset) + "\n";
+    out += dump_nic(h.nic);
+    out += "\n" + detail::dump_qdisc(h.qdisc, join_key(hp, "qdisc"));
+    out += "\n[" + join_key(hp, "tcp") + "]\n";
+    out += "cc = " + quote(h.tcp.cc) + "\n";
+    out += "mss = " + quote(format_bytes(h.tcp.mss)) + "\n";
+    out += "rmem = " + quote(format_bytes(h.tcp.rmem)) + "\n";
+    out += "wmem = " + quote(format_bytes(h.tcp.wmem)) + "\n";
+    out += "tsq_limit = " + quote(format_bytes(h.tcp.tsq_limit)) + "\n";
+    out += std::string("pacing = ") + (h.tcp.pacing ? "true" : "false") + "\n";
+    out += std::string("ecn = ") + (h.tcp.ecn ? "true" : "false") + "\n";
+    out += "init_cwnd = " + std::to_string(h.tcp.init_cwnd) + "\n";
+  }
+
+  out += "\n[wire]\n";
+  out += "rate = " + quote(format_rate(s.wire.rate)) + "\n";
+  out += "delay = " + dur(s.wire.delay) + "\n";
+  out += "loss = " + quote(format_percent_ppb(s.wire.loss_ppb)) + "\n";
+  out += "jitter = " + dur(s.wire.jitter) + "\n";
+
+  for (const TcpFlowConfig& f : s.traffic.tcp) {
+    out += "\n[[traffic.tcp]]\nfrom = " + quote(f.from) + "\nto = " + quote(f.to) + "\n";
+    out += "streams = " + std::to_string(f.streams) + "\n";
+    window(out, f.start, f.stop);
+    out += "dscp = " + dscp(f.dscp) + "\n";
+    if (f.cc) {
+      out += "cc = " + quote(*f.cc) + "\n";
+    }
+  }
+  for (const PingConfig& p : s.traffic.ping) {
+    out += "\n[[traffic.ping]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    out += "interval = " + dur(p.interval) + "\n";
+    out += "size = " + quote(format_bytes(p.size)) + "\n";
+    window(out, p.start, p.stop);
+    out += "dscp = " + dscp(p.dscp) + "\n";
+  }
+  for (const UdpProbeConfig& p : s.traffic.udp_probe) {
+    out += "\n[[traffic.udp_probe]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    out += "interval = " + dur(p.interval) + "\n";
+    out += "size = " + quote(format_bytes(p.size)) + "\n";
+    window(out, p.start, p.stop);
+    out += "dscp = " + dscp(p.dscp) + "\n";
+  }
+  for (const RrulConfig& p : s.traffic.rrul) {
+    out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    window(out, p.start, p.stop);
+    out += "probe_interval = " + dur(p.probe_interval) + "\n";
+  }
+
+  if (!s.vary.empty()) {
+    out += "\n[vary]\n";
+    for (const VaryAxis& a : s.vary) {
+      out += quote(a.key) + " = [";
+      for (size_t i = 0; i < a.values.size(); ++i) {
+        out += (i == 0 ? "" : ", ") + toml_vary_value(a.values[i]);
+      }
+      out += "]\n";
+    }
+  }
+  if (!s.published.empty()) {
+    out += "\n[published]\n";
+    for (const PublishedEntry& pe : s.published) {
+      if (pe.selector.empty()) {
+        for (const auto& [k, v] : pe.metrics) {
+          out += join_key("", k) + " = " + published_value(v) + "\n";
+        }
+      }
+    }
+    for (const PublishedEntry& pe : s.published) {
+      if (!pe.selector.empty()) {
+        out += quote(pe.selector) + " = {";
+        for (size_t i = 0; i < pe.metrics.size(); ++i) {
+          out += (i == 0 ? " " : ", ") + join_key("", pe.metrics[i].first) + " = " +
+                 published_value(pe.metrics[i].second);
+        }
+        out += " }\n";
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace nicsim::config

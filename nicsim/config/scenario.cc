@@ -1,0 +1,937 @@
+#include "nicsim/config/scenario.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nicsim/config/presets_internal.h"
+#include "nicsim/config/qdisc_internal.h"
+#include "nicsim/config/toml_util.h"
+#include "nicsim/config/units.h"
+
+namespace nicsim::config {
+
+using detail::Entry;
+using detail::fail;
+using detail::in_source_order;
+using detail::join_key;
+using detail::quote;
+using detail::render;
+using detail::TableReader;
+
+namespace {
+
+// --- DSCP names (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF, RFC 5865 VA, RFC 8622 LE)
+
+const std::vector<std::pair<std::string, uint8_t>>& dscp_names() {
+  static const std::vector<std::pair<std::string, uint8_t>> kNames = [] {
+    std::vector<std::pair<std::string, uint8_t>> n = {{"BE", 0}, {"LE", 1}, {"EF", 46}, {"VA", 44}};
+    for (int i = 0; i < 8; ++i) {
+      n.emplace_back("CS" + std::to_string(i), static_cast<uint8_t>(8 * i));
+    }
+    for (int x = 1; x <= 4; ++x) {
+      for (int y = 1; y <= 3; ++y) {
+        n.emplace_back("AF" + std::to_string(x) + std::to_string(y),
+                       static_cast<uint8_t>(8 * x + 2 * y));
+      }
+    }
+    return n;
+  }();
+  return kNames;
+}
+
+uint8_t parse_dscp(const toml::node& n, const Location& at, const std::string& key) {
+  if (const auto* i = n.as_integer()) {
+    if (i->get() < 0 || i->get() > 63) {
+      fail(at, key, "a DSCP value must be 0..63, got " + std::to_string(i->get()));
+    }
+    return static_cast<uint8_t>(i->get());
+  }
+  if (const auto* s = n.as_string()) {
+    for (const auto& [name, v] : dscp_names()) {
+      if (name == s->get()) {
+        return v;
+      }
+    }
+  }
+  fail(at, key,
+       "expected a DSCP name (BE, LE, CS0..CS7, AF11..AF43, EF, VA) or 0..63, got " + render(n));
+}
+
+// --- Reading helpers -------------------------------------------------------------------------
+
+struct Ctx {
+  std::string file;
+  const PresetSearch* search = nullptr;
+  detail::PresetCache* cache = nullptr;
+};
+
+// A preset reference written as "name" or as a table { preset = "name", <overrides> }.
+struct PresetUse {
+  detail::PresetRef ref;
+  detail::Overrides overrides;
+};
+
+PresetUse preset_use(const toml::node& n, const Location& at, const std::string& path,
+                     const std::string& file) {
+  PresetUse u;
+  u.overrides.file = file;
+  u.overrides.path = path;
+  u.overrides.reserved = {"preset"};
+  if (const auto* s = n.as_string()) {
+    u.ref = detail::PresetRef{s->get(), at, path};
+    return u;
+  }
+  if (const auto* t = n.as_table()) {
+    const toml::node* p = t->get("preset");
+    if (p == nullptr) {
+      fail(detail::where(*t, file), join_key(path, "preset"), "required (the preset name)");
+    }
+    Location pat = detail::where(*p, file);
+    for (auto&& [k, v] : *t) {
+      if (k.str() == "preset") {
+        pat = detail::where(k, v, file);
+      }
+    }
+    u.ref = detail::PresetRef{detail::to_string(*p, pat, join_key(path, "preset")), pat,
+                              join_key(path, "preset")};
+    u.overrides.table = t;
+    return u;
+  }
+  fail(at, path, "expected a preset name or a table with preset = \"...\", got " + render(n));
+}
+
+TcpConfig read_tcp(TableReader& r) {
+  TcpConfig t;
+  if (auto cc = r.opt_string("cc")) {
+    if (*cc != "cubic" && *cc != "reno") {
+      fail(r.key_location("cc"), r.key_path("cc"),
+           "expected one of cubic, reno, got " + quote(*cc));
+    }
+    t.cc = *cc;
+  }
+  const auto bytes_at_least = [&](std::string_view key, int64_t min, int64_t& out) {
+    if (auto v = r.opt_bytes(key)) {
+      if (*v < min) {
+        fail(r.key_location(key), r.key_path(key),
+             "must be at least " + format_bytes(min) + ", got " + format_bytes(*v));
+      }
+      out = *v;
+    }
+  };
+  bytes_at_least("mss", 88, t.mss);  // TCP_MIN_MSS
+  bytes_at_least("rmem", 4096, t.rmem);
+  bytes_at_least("wmem", 4096, t.wmem);
+  bytes_at_least("tsq_limit", 0, t.tsq_limit);
+  if (t.mss > 65'495) {
+    fail(r.key_location("mss"), r.key_path("mss"),
+         "must be at most 65495B (64 KiB IP packet), got " + format_bytes(t.mss));
+  }
+  if (auto v = r.opt_bool("pacing")) {
+    t.pacing = *v;
+  }
+  if (auto v = r.opt_bool("ecn")) {
+    t.ecn = *v;
+  }
+  if (auto v = r.opt_int("init_cwnd")) {
+    if (*v < 1 || *v > 1000) {
+      fail(r.key_location("init_cwnd"), r.key_path("init_cwnd"),
+           "must be 1..1000 segments, got " + std::to_string(*v));
+    }
+    t.init_cwnd = *v;
+  }
+  r.finish();
+  return t;
+}
+
+HostConfig read_host(const std::string& name, const toml::table& t, const Ctx& ctx) {
+  const std::string path = join_key("hosts", name);
+  TableReader r(t, path, ctx.file);
+  HostConfig h;
+  h.name = name;
+
+  const toml::node* cpu = r.take("cpu");
+  if (cpu == nullptr) {
+    r.missing("cpu");
+  }
+  PresetUse cu = preset_use(*cpu, r.key_location("cpu"), r.key_path("cpu"), ctx.file);
+  h.cpu_preset = cu.ref.name;
+  h.cpu = detail::load_cpu(*ctx.search, *ctx.cache, cu.ref, cu.overrides);
+
+  const toml::node* nic = r.take("nic");
+  if (nic == nullptr) {
+    r.missing("nic");
+  }
+  PresetUse nu = preset_use(*nic, r.key_location("nic"), r.key_path("nic"), ctx.file);
+  h.nic = detail::load_nic(*ctx.search, *ctx.cache, nu.ref, nu.overrides);
+
+  if (const toml::node* q = r.take("qdisc")) {
+    h.qdisc = detail::parse_qdisc(*q, r.key_location("qdisc"), r.key_path("qdisc"), ctx.file,
+                                  /*is_leaf=*/false);
+  }
+  h.nic.platform.qdisc_bypass = h.qdisc.can_bypass();
+  if (const toml::table* tcp = r.opt_table("tcp")) {
+    TableReader tr(*tcp, r.key_path("tcp"), ctx.file);
+    h.tcp = read_tcp(tr);
+  }
+  r.finish();
+  return h;
+}
+
+// start / stop / interval checks shared by the traffic kinds.
+struct Window {
+  Duration start;
+  std::optional<Duration> stop;
+};
+
+Window read_window(TableReader& r, Duration duration) {
+  Window w;
+  if (auto s = r.opt_duration("start")) {
+    w.start = *s;
+  }
+  if (w.start >= duration) {
+    fail(r.key_location("start"), r.key_path("start"),
+         "must be before the end of the scenario (duration " + format_duration(duration) +
+             "), got " + format_duration(w.start));
+  }
+  w.stop = r.opt_duration("stop");
+  if (w.stop && *w.stop <= w.start) {
+    fail(r.key_location("stop"), r.key_path("stop"),
+         "must be after start (" + format_duration(w.start) + "), got " + format_duration(*w.stop));
+  }
+  if (w.stop && *w.stop > duration) {
+    fail(r.key_location("stop"), r.key_path("stop"),
+         "must be at most the scenario duration (" + format_duration(duration) + "), got " +
+             format_duration(*w.stop));
+  }
+  return w;
+}
+
+std::pair<std::string, std::string> read_endpoints(TableReader& r,
+                                                   const std::vector<HostConfig>& hosts) {
+  std::string names;
+  for (const auto& h : hosts) {
+    names += (names.empty() ? "" : ", ") + h.name;
+  }
+  const auto host = [&](std::string_view key) {
+    const std::string v = r.required(r.opt_string(key), key);
+    const bool known =
+        std::any_of(hosts.begin(), hosts.end(), [&](const HostConfig& h) { return h.name == v; });
+    if (!known) {
+      fail(r.key_location(key), r.key_path(key),
+           "unknown host " + quote(v) + " (hosts: " + names + ")");
+    }
+    return v;
+  };
+  std::string from = host("from");
+  std::string to = host("to");
+  if (from == to) {
+    fail(r.key_location("to"), r.key_path("to"), "must differ from `from` (" + quote(from) + ")");
+  }
+  return {from, to};
+}
+
+Duration positive_duration(TableReader& r, std::string_view key, Duration def) {
+  const Duration d = r.opt_duration(key).value_or(def);
+  if (d <= Duration::zero()) {
+    fail(r.key_location(key), r.key_path(key), "must be > 0");
+  }
+  return d;
+}
+
+int64_t payload_size(TableReader& r, std::string_view key, int64_t def) {
+  const int64_t v = r.opt_bytes(key).value_or(def);
+  if (v > 65'507) {
+    fail(r.key_location(key), r.key_path(key),
+         "must be at most 65507B (largest IPv4 datagram payload), got " + format_bytes(v));
+  }
+  return v;
+}
+
+uint8_t read_dscp(TableReader& r) {
+  if (const toml::node* n = r.take("dscp")) {
+    return parse_dscp(*n, r.key_location("dscp"), r.key_path("dscp"));
+  }
+  return 0;
+}
+
+template <class F>
+void for_each_element(TableReader& traffic, std::string_view kind, const Ctx& ctx, F&& f) {
+  const toml::array* a = traffic.opt_array(kind);
+  if (a == nullptr) {
+    return;
+  }
+  const Location arr_at = traffic.key_location(kind);
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = *a->get(i);
+    const std::string path = traffic.key_path(kind) + "[" + std::to_string(i) + "]";
+    const Location at = e.source().begin ? detail::where(e, ctx.file) : arr_at;
+    TableReader r(detail::to_table(e, at, path), path, ctx.file);
+    f(r);
+    r.finish();
+  }
+}
+
+TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts, Duration duration,
+                           const Ctx& ctx) {
+  TrafficConfig out;
+  for_each_element(t, "tcp", ctx, [&](TableReader& r) {
+    TcpFlowConfig f;
+    std::tie(f.from, f.to) = read_endpoints(r, hosts);
+    f.streams = r.opt_int("streams").value_or(1);
+    if (f.streams < 1 || f.streams > 10'000) {
+      fail(r.key_location("streams"), r.key_path("streams"),
+           "must be 1..10000, got " + std::to_string(f.streams));
+    }
+    const Window w = read_window(r, duration);
+    f.start = w.start;
+    f.stop = w.stop;
+    f.dscp = read_dscp(r);
+    if (auto cc = r.opt_string("cc")) {
+      if (*cc != "cubic" && *cc != "reno") {
+        fail(r.key_location("cc"), r.key_path("cc"),
+             "expected one of cubic, reno, got " + quote(*cc));
+      }
+      f.cc = *cc;
+    }
+    out.tcp.push_back(std::move(f));
+  });
+  for_each_element(t, "ping", ctx, [&](TableReader& r) {
+    PingConfig p;
+    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    p.interval = positive_duration(r, "interval", p.interval);
+    p.size = payload_size(r, "size", p.size);
+    const Window w = read_window(r, duration);
+    p.start = w.start;
+    p.stop = w.stop;
+    p.dscp = read_dscp(r);
+    out.ping.push_back(std::move(p));
+  });
+  for_each_element(t, "udp_probe", ctx, [&](TableReader& r) {
+    UdpProbeConfig p;
+    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    p.interval = positive_duration(r, "interval", p.interval);
+    p.size = payload_size(r, "size", p.size);
+    const Window w = read_window(r, duration);
+    p.start = w.start;
+    p.stop = w.stop;
+    p.dscp = read_dscp(r);
+    out.udp_probe.push_back(std::move(p));
+  });
+  for_each_element(t, "rrul", ctx, [&](TableReader& r) {
+    RrulConfig p;
+    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    const Window w = read_window(r, duration);
+    p.start = w.start;
+    p.stop = w.stop;
+    p.probe_interval = positive_duration(r, "probe_interval", p.probe_interval);
+    out.rrul.push_back(std::move(p));
+  });
+  t.finish();
+  return out;
+}
+
+// --- [vary] ----------------------------------------------------------------------------------
+
+struct PathPart {
+  std::string key;
+  std::optional<size_t> index;  // "tcp[0]"
+};
+
+std::optional<std::vector<PathPart>> split_path(std::string_view s) {
+  std::vector<PathPart> parts;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t dot = s.find('.', pos);
+    std::string_view c = s.substr(pos, dot == std::string_view::npos ? s.npos : dot - pos);
+    PathPart p;
+    const size_t br = c.find('[');
+    if (br != std::string_view::npos) {
+      if (c.back() != ']' || br + 2 > c.size() - 1) {
+        return std::nullopt;
+      }
+      const std::string_view num = c.substr(br + 1, c.size() - br - 2);
+      size_t idx = 0;
+      auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), idx);
+      if (ec != std::errc() || ptr != num.data() + num.size()) {
+        return std::nullopt;
+      }
+      p.index = idx;
+      c = c.substr(0, br);
+    }
+    if (c.empty() || !std::all_of(c.begin(), c.end(), [](char ch) {
+          return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '-';
+        })) {
+      return std::nullopt;
+    }
+    p.key = std::string(c);
+    parts.push_back(std::move(p));
+    if (dot == std::string_view::npos) {
+      break;
+    }
+    pos = dot + 1;
+  }
+  return parts;
+}
+
+std::optional<VaryValue> scalar(const toml::node& n) {
+  if (const auto* b = n.as_boolean()) {
+    return VaryValue(b->get());
+  }
+  if (const auto* i = n.as_integer()) {
+    return VaryValue(i->get());
+  }
+  if (const auto* f = n.as_floating_point()) {
+    return VaryValue(f->get());
+  }
+  if (const auto* s = n.as_string()) {
+    return VaryValue(s->get());
+  }
+  return std::nullopt;
+}
+
+std::string shortest_double(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".eEn") == std::string::npos) {
+    s += ".0";
+  }
+  return s;
+}
+
+struct VaryRead {
+  std::vector<VaryAxis> axes;
+  std::vector<std::vector<PathPart>> paths;
+  std::vector<Location> at;
+};
+
+VaryRead read_vary(const toml::table& v, const std::vector<HostConfig>& hosts,
+                   const std::string& file) {
+  VaryRead out;
+  for (const Entry& e : in_source_order(v)) {
+    const std::string key(e.key->str());
+    const std::string kpath = join_key("vary", key);
+    const Location at = detail::where(*e.key, *e.node, file);
+    auto parts = split_path(key);
+    if (!parts) {
+      fail(at, kpath, "expected a key path like \"hosts.a.nic.bql\" or \"traffic.tcp[0].streams\"");
+    }
+    const std::string& top = parts->front().key;
+    if (top != "scenario" && top != "hosts" && top != "wire" && top != "traffic") {
+      fail(at, kpath,
+           "can only vary keys under scenario, hosts, wire or traffic, got " + quote(top));
+    }
+    if (top == "scenario" && parts->size() == 2 && parts->back().key == "name") {
+      fail(at, kpath, "the scenario name cannot be varied");
+    }
+    if (parts->size() < 2) {
+      fail(at, kpath, "names a whole section; vary a key inside it");
+    }
+    if (top == "hosts") {
+      const std::string& h = (*parts)[1].key;
+      if (std::none_of(hosts.begin(), hosts.end(),
+                       [&](const HostConfig& x) { return x.name == h; })) {
+        fail(at, kpath, "no host " + quote(h) + " in [hosts]");
+      }
+      if (parts->size() < 3) {
+        fail(at, kpath, "names a whole host; vary a key inside it (e.g. hosts." + h + ".nic)");
+      }
+    }
+    if (parts->back().index) {
+      fail(at, kpath, "cannot vary an array element as a whole; vary a key inside it");
+    }
+    const toml::array& values = detail::to_array(*e.node, at, kpath);
+    if (values.empty()) {
+      fail(at, kpath, "needs at least one value");
+    }
+    VaryAxis axis;
+    axis.key = key;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const toml::node& x = *values.get(i);
+      const Location xat = x.source().begin ? detail::where(x, file) : at;
+      auto sv = scalar(x);
+      if (!sv) {
+        fail(xat, kpath, "values must be strings, numbers or booleans, got " + render(x));
+      }
+      if (i > 0 && x.type() != values.get(0)->type()) {
+        fail(xat, kpath,
+             "all values must have the same type as the first (" + render(*values.get(0)) +
+                 "), got " + render(x));
+      }
+      if (std::find(axis.values.begin(), axis.values.end(), *sv) != axis.values.end()) {
+        fail(xat, kpath, "duplicate value " + render(x));
+      }
+      axis.values.push_back(std::move(*sv));
+    }
+    for (const auto& other : out.axes) {
+      if (other.key == key) {
+        fail(at, kpath, "varied twice");
+      }
+    }
+    out.axes.push_back(std::move(axis));
+    out.paths.push_back(std::move(*parts));
+    out.at.push_back(at);
+  }
+  // Short names: the shortest suffix of the key path that is unique among the axes.
+  for (size_t i = 0; i < out.axes.size(); ++i) {
+    const auto& p = out.paths[i];
+    for (size_t n = 1; n <= p.size(); ++n) {
+      std::string suffix;
+      for (size_t k = p.size() - n; k < p.size(); ++k) {
+        suffix += (suffix.empty() ? "" : ".") + p[k].key +
+                  (p[k].index ? "[" + std::to_string(*p[k].index) + "]" : "");
+      }
+      bool unique = true;
+      for (size_t j = 0; j < out.axes.size(); ++j) {
+        if (j == i) {
+          continue;
+        }
+        const auto& q = out.paths[j];
+        if (q.size() >= n) {
+          std::string s2;
+          for (size_t k = q.size() - n; k < q.size(); ++k) {
+            s2 += (s2.empty() ? "" : ".") + q[k].key +
+                  (q[k].index ? "[" + std::to_string(*q[k].index) + "]" : "");
+          }
+          unique = unique && s2 != suffix;
+        }
+      }
+      if (unique || n == p.size()) {
+        out.axes[i].short_name = suffix;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// --- [published] -----------------------------------------------------------------------------
+
+std::vector<PublishedEntry> read_published(const toml::table& t, const std::vector<VaryAxis>& axes,
+                                           const std::string& file) {
+  std::vector<PublishedEntry> out;
+  PublishedEntry all_runs;
+  const auto read_metric = [&](PublishedEntry& pe, const std::string& key, const toml::node& n,
+                               const Location& at, const std::string& path) {
+    if (key == "source") {
+      pe.metrics.emplace_back(key, detail::to_string(n, at, path));
+      return;
+    }
+    const bool ident = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!ident) {
+      fail(at, path, "metric names are lower-case identifiers like ping_ms or goodput_mbit");
+    }
+    const double v = detail::to_number(n, at, path);
+    if (!std::isfinite(v)) {
+      fail(at, path, "must be a finite number");
+    }
+    pe.metrics.emplace_back(key, v);
+  };
+  for (const Entry& e : in_source_order(t)) {
+    const std::string sel(e.key->str());
+    const std::string path = join_key("published", sel);
+    const Location at = detail::where(*e.key, *e.node, file);
+    const toml::table* sub = e.node->as_table();
+    if (sub == nullptr) {
+      read_metric(all_runs, sel, *e.node, at, path);
+      continue;
+    }
+    PublishedEntry pe;
+    pe.selector = sel;
+    size_t pos = 0;
+    while (pos <= sel.size()) {
+      const size_t comma = sel.find(',', pos);
+      std::string item =
+          sel.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      item.erase(0, item.find_first_not_of(' '));
+      item.erase(item.find_last_not_of(' ') + 1);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        fail(at, path,
+             "a run selector is name=value[,name=value...] with the [vary] names, got " +
+                 quote(sel));
+      }
+      std::string name = item.substr(0, eq);
+      const std::string value = item.substr(eq + 1);
+      const auto axis = std::find_if(axes.begin(), axes.end(), [&](const VaryAxis& a) {
+        return a.short_name == name || a.key == name;
+      });
+      if (axis == axes.end()) {
+        std::string names;
+        for (const auto& a : axes) {
+          names += (names.empty() ? "" : ", ") + a.short_name;
+        }
+        fail(at, path,
+             "no varied key " + quote(name) +
+                 (names.empty() ? " (there is no [vary])" : " (varied: " + names + ")"));
+      }
+      const bool has =
+          std::any_of(axis->values.begin(), axis->values.end(),
+                      [&](const VaryValue& v) { return format_vary_value(v) == value; });
+      if (!has) {
+        std::string vals;
+        for (const auto& v : axis->values) {
+          vals += (vals.empty() ? "" : ", ") + format_vary_value(v);
+        }
+        fail(at, path, "no run has " + axis->short_name + "=" + value + " (values: " + vals + ")");
+      }
+      pe.match.emplace_back(axis->short_name, value);
+      if (comma == std::string::npos) {
+        break;
+      }
+      pos = comma + 1;
+    }
+    for (const Entry& m : in_source_order(*sub)) {
+      read_metric(pe, std::string(m.key->str()), *m.node, detail::where(*m.key, *m.node, file),
+                  join_key(path, m.key->str()));
+    }
+    out.push_back(std::move(pe));
+  }
+  if (!all_runs.metrics.empty()) {
+    out.insert(out.begin(), std::move(all_runs));
+  }
+  return out;
+}
+
+// --- The whole file --------------------------------------------------------------------------
+
+void record_origins(const toml::table& t, const std::string& path, const std::string& file,
+                    std::map<std::string, Location>& out) {
+  for (auto&& [k, v] : t) {
+    const std::string p = join_key(path, k.str());
+    out[p] = detail::where(k, v, file);
+    if (const auto* sub = v.as_table()) {
+      record_origins(*sub, p, file, out);
+    } else if (const auto* arr = v.as_array()) {
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::node& e = *arr->get(i);
+        const std::string ep = p + "[" + std::to_string(i) + "]";
+        if (e.source().begin) {
+          out[ep] = detail::where(e, file);
+        }
+        if (const auto* et = e.as_table()) {
+          record_origins(*et, ep, file, out);
+        }
+      }
+    }
+  }
+}
+
+Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out) {
+  TableReader r(root, "", ctx.file);
+  Scenario s;
+  s.file = ctx.file;
+
+  const toml::table* sc = r.opt_table("scenario");
+  if (sc == nullptr) {
+    r.missing("scenario");
+  }
+  {
+    TableReader t(*sc, "scenario", ctx.file);
+    s.name = t.required(t.opt_string("name"), "name");
+    s.description = t.opt_string("description").value_or("");
+    s.duration = t.required(t.opt_duration("duration"), "duration");
+    if (s.duration <= Duration::zero()) {
+      fail(t.key_location("duration"), t.key_path("duration"), "must be > 0");
+    }
+    const int64_t seed = t.opt_int("seed").value_or(1);
+    if (seed < 0) {
+      fail(t.key_location("seed"), t.key_path("seed"), "must be >= 0, got " + std::to_string(seed));
+    }
+    s.seed = static_cast<uint64_t>(seed);
+    t.finish();
+  }
+
+  const toml::table* hosts = r.opt_table("hosts");
+  if (hosts == nullptr) {
+    r.missing("hosts");
+  }
+  for (const Entry& e : in_source_order(*hosts)) {
+    const std::string name(e.key->str());
+    const std::string path = join_key("hosts", name);
+    const Location at = detail::where(*e.key, *e.node, ctx.file);
+    const toml::table& ht = detail::to_table(*e.node, at, path);
+    s.hosts.push_back(read_host(name, ht, ctx));
+  }
+  if (s.hosts.size() != 2) {
+    fail(detail::where(*hosts, ctx.file), "hosts",
+         "a scenario has exactly two hosts (one link between them), got " +
+             std::to_string(s.hosts.size()));
+  }
+
+  const toml::table* wire = r.opt_table("wire");
+  if (wire == nullptr) {
+    r.missing("wire");
+  }
+  {
+    TableReader w(*wire, "wire", ctx.file);
+    s.wire.rate = w.required(w.opt_rate("rate"), "rate");
+    if (s.wire.rate.is_zero()) {
+      fail(w.key_location("rate"), w.key_path("rate"), "must be > 0");
+    }
+    s.wire.delay = w.required(w.opt_duration("delay"), "delay");
+    s.wire.loss_ppb = w.opt_percent_ppb("loss").value_or(0);
+    if (s.wire.loss_ppb >= 1'000'000'000) {
+      fail(w.key_location("loss"), w.key_path("loss"), "must be below 100%");
+    }
+    s.wire.jitter = w.opt_duration("jitter").value_or(Duration::zero());
+    for (const HostConfig& h : s.hosts) {
+      if (s.wire.rate > h.nic.max_link_rate) {
+        fail(w.key_location("rate"), w.key_path("rate"),
+             format_rate(s.wire.rate) + " is faster than host " + h.name + "'s nic (" +
+                 h.nic.preset + " links at up to " + format_rate(h.nic.max_link_rate) + ")");
+      }
+    }
+    w.finish();
+  }
+
+  if (const toml::table* traffic = r.opt_table("traffic")) {
+    TableReader t(*traffic, "traffic", ctx.file);
+    s.traffic = read_traffic(t, s.hosts, s.duration, ctx);
+  }
+
+  VaryRead vr;
+  if (const toml::table* v = r.opt_table("vary")) {
+    vr = read_vary(*v, s.hosts, ctx.file);
+    s.vary = vr.axes;
+  }
+  if (const toml::table* p = r.opt_table("published")) {
+    s.published = read_published(*p, s.vary, ctx.file);
+  }
+  r.finish();
+  record_origins(root, "", ctx.file, s.origins);
+  if (vary_out != nullptr) {
+    *vary_out = std::move(vr);
+  }
+  return s;
+}
+
+toml::table parse_text(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    fail(detail::where(e.source(), file), "", std::string(e.description()));
+  }
+}
+
+// Puts the `which`-th value of [vary] key `path` (moved, keeping its source position) at the
+// key path in `root`, creating missing tables below hosts.<h> / wire / scenario / traffic.
+void place(toml::table& root, const std::vector<PathPart>& path, size_t which,
+           const std::string& vary_key, const Location& at, const std::string& file) {
+  toml::table* vary = root.get_as<toml::table>("vary");
+  toml::array* arr = vary->get_as<toml::array>(vary_key);
+  toml::node* value = arr->get(which);
+  const std::string kpath = join_key("vary", vary_key);
+
+  toml::table* cur = &root;
+  std::string so_far;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    const PathPart& p = path[i];
+    so_far = so_far.empty() ? p.key : so_far + "." + p.key;
+    toml::node* next = cur->get(p.key);
+    if (p.index) {
+      toml::array* a = next != nullptr ? next->as_array() : nullptr;
+      if (a == nullptr || *p.index >= a->size() || !a->get(*p.index)->is_table()) {
+        fail(at, kpath, "no " + so_far + "[" + std::to_string(*p.index) + "] in the scenario");
+      }
+      cur = a->get(*p.index)->as_table();
+      so_far += "[" + std::to_string(*p.index) + "]";
+      continue;
+    }
+    if (next == nullptr) {
+      if (i < 2 && path.front().key == "hosts") {
+        fail(at, kpath, "no " + so_far + " in the scenario");
+      }
+      cur->insert_or_assign(p.key, toml::table{});
+      next = cur->get(p.key);
+    }
+    if (next->is_string() && i == 2 && path.front().key == "hosts" &&
+        (p.key == "nic" || p.key == "cpu" || p.key == "qdisc")) {
+      // nic = "name" becomes { preset = "name" } (qdisc: { kind = "..." }) to take a key.
+      toml::table t;
+      t.insert_or_assign(p.key == "qdisc" ? "kind" : "preset", std::move(*next));
+      cur->insert_or_assign(p.key, std::move(t));
+      next = cur->get(p.key);
+    }
+    if (!next->is_table()) {
+      fail(at, kpath, so_far + " is " + render(*next) + ", not a table");
+    }
+    cur = next->as_table();
+  }
+  const PathPart& last = path.back();
+  toml::node* existing = cur->get(last.key);
+  const bool preset_slot =
+      path.size() == 3 && path.front().key == "hosts" && (last.key == "nic" || last.key == "cpu");
+  if (existing != nullptr && existing->is_table() && preset_slot && value->is_string()) {
+    // Varying hosts.a.nic over preset names keeps the overrides written for it.
+    // Erase first: a re-used key would keep its old source position, and errors must point at
+    // the [vary] value.
+    existing->as_table()->erase("preset");
+    existing->as_table()->insert_or_assign("preset", std::move(*value));
+    return;
+  }
+  (void)file;
+  cur->erase(last.key);
+  cur->insert_or_assign(last.key, std::move(*value));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+std::string format_vary_value(const VaryValue& v) {
+  if (const auto* b = std::get_if<bool>(&v)) {
+    return *b ? "true" : "false";
+  }
+  if (const auto* i = std::get_if<int64_t>(&v)) {
+    return std::to_string(*i);
+  }
+  if (const auto* d = std::get_if<double>(&v)) {
+    return shortest_double(*d);
+  }
+  return std::get<std::string>(v);
+}
+
+std::string toml_vary_value(const VaryValue& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    return quote(*s);
+  }
+  return format_vary_value(v);
+}
+
+bool HostConfig::operator==(const HostConfig& o) const {
+  return name == o.name && cpu_preset == o.cpu_preset && cpu_costs_equal(cpu, o.cpu) &&
+         nic == o.nic && nic.platform.qdisc_bypass == o.nic.platform.qdisc_bypass &&
+         qdisc == o.qdisc && tcp == o.tcp;
+}
+
+model::Wire::Params WireConfig::params(uint64_t seed) const {
+  model::Wire::Params p;
+  p.rate = rate;
+  p.delay = delay;
+  p.loss = static_cast<double>(loss_ppb) / 1e9;
+  p.jitter = jitter;
+  p.seed = seed;
+  return p;
+}
+
+const HostConfig* Scenario::host(std::string_view n) const {
+  for (const auto& h : hosts) {
+    if (h.name == n) {
+      return &h;
+    }
+  }
+  return nullptr;
+}
+
+Location Scenario::where(std::string_view key_path) const {
+  auto it = origins.find(std::string(key_path));
+  if (it != origins.end()) {
+    return it->second;
+  }
+  return Location{file, 0, 0};
+}
+
+bool Scenario::operator==(const Scenario& o) const {
+  return name == o.name && description == o.description && duration == o.duration &&
+         seed == o.seed && hosts == o.hosts && wire == o.wire && traffic == o.traffic &&
+         vary == o.vary && published == o.published;
+}
+
+LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,
+                                  const LoadOptions& options) {
+  PresetSearch search =
+      options.standard_presets ? PresetSearch::standard(file_name) : PresetSearch::only({});
+  if (!options.standard_presets) {
+    search.base_dir = std::filesystem::path(file_name).parent_path().string();
+  }
+  search.dirs.insert(search.dirs.begin(), options.preset_dirs.begin(), options.preset_dirs.end());
+  detail::PresetCache cache;
+  Ctx ctx{file_name, &search, &cache};
+
+  LoadedScenario out;
+  VaryRead vr;
+  {
+    const toml::table root = parse_text(text, file_name);
+    out.scenario = parse_tree(root, ctx, &vr);
+  }
+
+  // Runs: the cartesian product of the [vary] values, the first key outermost.
+  size_t combinations = 1;
+  for (const VaryAxis& a : vr.axes) {
+    combinations *= a.values.size();
+    if (combinations > 10'000) {
+      fail(vr.at.front(), "vary", "more than 10000 combinations");
+    }
+  }
+  std::vector<size_t> idx(vr.axes.size(), 0);
+  while (true) {
+    Run run;
+    toml::table root = parse_text(text, file_name);
+    for (size_t a = 0; a < vr.axes.size(); ++a) {
+      place(root, vr.paths[a], idx[a], vr.axes[a].key, vr.at[a], file_name);
+      run.params.emplace_back(vr.axes[a].key, vr.axes[a].values[idx[a]]);
+      run.label += (a == 0 ? "" : " ") + vr.axes[a].short_name + "=" +
+                   format_vary_value(vr.axes[a].values[idx[a]]);
+    }
+    root.erase("vary");
+    root.erase("published");
+    run.scenario = vr.axes.empty() ? out.scenario : parse_tree(root, ctx, nullptr);
+    if (vr.axes.empty()) {
+      run.scenario.vary.clear();
+      run.scenario.published.clear();
+    }
+    for (const PublishedEntry& pe : out.scenario.published) {
+      bool match = true;
+      for (const auto& [name, value] : pe.match) {
+        for (size_t a = 0; a < vr.axes.size(); ++a) {
+          if (vr.axes[a].short_name == name &&
+              format_vary_value(vr.axes[a].values[idx[a]]) != value) {
+            match = false;
+          }
+        }
+      }
+      if (match) {
+        run.published.insert(run.published.end(), pe.metrics.begin(), pe.metrics.end());
+      }
+    }
+    out.runs.push_back(std::move(run));
+    // Next combination (odometer, last axis fastest).
+    size_t a = vr.axes.size();
+    while (a > 0) {
+      --a;
+      if (++idx[a] < vr.axes[a].values.size()) {
+        break;
+      }
+      idx[a] = 0;
+      if (a == 0) {
+        return out;
+      }
+    }
+    if (vr.axes.empty()) {
+      return out;
+    }
+  }
+}
+
+LoadedScenario load_scenario_file(const std::string& path, const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(Location{path, 0, 0}, "", "cannot read the scenario file");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_scenario_text(ss.str(), path, options);
+}
+
+}  // namespace nicsim::config

@@ -1,0 +1,203 @@
+#pragma once
+// Scenario files (TOML) -> a layer-neutral Scenario that both back-ends interpret: the
+// simulator (nicsim run) and the emulator (nicsim emulate). docs/scenarios.md documents the
+// format with a complete annotated example; in short:
+//
+//   [scenario]   name, description, duration, seed
+//   [hosts.<h>]  exactly two hosts: cpu (preset name or table with `preset` + CpuCosts keys),
+//                nic (preset name or table with `preset` + the preset's keys as overrides),
+//                qdisc (kind or table, see qdisc.h; default pfifo_fast), [hosts.<h>.tcp]
+//   [wire]       rate, delay (one way), loss, jitter — the same in both directions
+//   [[traffic.tcp]] [[traffic.ping]] [[traffic.udp_probe]] [[traffic.rrul]]
+//   [vary]       "key.path" = [values...]: the cartesian product (first key outermost) becomes
+//                labelled runs
+//   [published]  numbers from the seed report per run selector, for the comparison table
+//
+// Strictness: unknown keys, missing units, bad values, wrong types, unknown presets, unknown
+// host names → ConfigError "file:line:col: key.path: message". Params::validate() failures
+// are reported at the key (in the scenario, or the preset file) that set the value.
+//
+// dump(scenario) writes the effective configuration (every value with its unit) as TOML that
+// parses back to an equal Scenario (given the same presets).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "nicsim/config/error.h"
+#include "nicsim/config/presets.h"
+#include "nicsim/config/qdisc.h"
+#include "nicsim/core/rate.h"
+#include "nicsim/core/time.h"
+#include "nicsim/model/cpu.h"
+#include "nicsim/model/wire.h"
+
+namespace nicsim::config {
+
+// Layer-neutral TCP settings of a host (the simulator's TCP model / the emulator's sysctls).
+// Defaults: Linux 6.1 (Debian 12).
+struct TcpConfig {
+  std::string cc = "cubic";         // net.ipv4.tcp_congestion_control: "cubic" | "reno"
+  int64_t mss = 1448;               // bytes: 1500 MTU - 20 IP - 20 TCP - 12 timestamp option
+  int64_t rmem = 6 * 1024 * 1024;   // bytes: tcp_rmem[2] (max receive buffer), 6 MiB
+  int64_t wmem = 4 * 1024 * 1024;   // bytes: tcp_wmem[2] (max send buffer), 4 MiB
+  int64_t tsq_limit = 1024 * 1024;  // bytes: tcp_limit_output_bytes (1 MiB; 4 MiB since 6.6)
+  bool pacing = false;              // TCP internal pacing (sch_fq or EDT); off for cubic by default
+  bool ecn = false;                 // request ECN (tcp_ecn = 1); Linux default 2 only accepts it
+  int64_t init_cwnd = 10;           // segments: TCP_INIT_CWND (RFC 6928)
+  bool operator==(const TcpConfig&) const = default;
+};
+
+struct HostConfig {
+  std::string name;
+  std::string cpu_preset;
+  model::CpuCosts cpu;
+  NicConfig nic;  // for platform NICs, nic.platform.qdisc_bypass follows qdisc.can_bypass()
+  QdiscConfig qdisc;
+  TcpConfig tcp;
+  bool operator==(const HostConfig& o) const;
+};
+
+// One direction's link; [wire] applies to both directions.
+struct WireConfig {
+  Rate rate;
+  Duration delay;        // one way
+  int64_t loss_ppb = 0;  // loss probability in parts per billion ("0.1%" = 1,000,000)
+  Duration jitter;       // extra delay, uniform in [0, jitter]
+  // model::Wire::Params for one direction (loss as a probability; seed from the scenario).
+  model::Wire::Params params(uint64_t seed) const;
+  bool operator==(const WireConfig&) const = default;
+};
+
+// Bulk TCP flows from `from` to `to` (the data direction).
+struct TcpFlowConfig {
+  std::string from;
+  std::string to;
+  int64_t streams = 1;
+  Duration start;
+  std::optional<Duration> stop;   // unset: until the end of the run
+  uint8_t dscp = 0;               // DSCP (0..63) of the data packets
+  std::optional<std::string> cc;  // overrides the sender's tcp.cc
+  bool operator==(const TcpFlowConfig&) const = default;
+};
+
+// ICMP echo from `from` to `to`.
+struct PingConfig {
+  std::string from;
+  std::string to;
+  Duration interval = Duration::s(1);  // ping -i default
+  int64_t size = 56;                   // ICMP payload bytes (ping -s default)
+  Duration start;
+  std::optional<Duration> stop;
+  uint8_t dscp = 0;
+  bool operator==(const PingConfig&) const = default;
+};
+
+// Isochronous one-way-delay UDP probes from `from` to `to`.
+struct UdpProbeConfig {
+  std::string from;
+  std::string to;
+  Duration interval = Duration::ms(1);
+  int64_t size = 64;  // UDP payload bytes
+  Duration start;
+  std::optional<Duration> stop;
+  uint8_t dscp = 0;
+  bool operator==(const UdpProbeConfig&) const = default;
+};
+
+// flent's rrul between `from` (client) and `to` (server): 4 TCP uploads + 4 downloads marked
+// BE, BK, CS5, EF, plus ping and UDP latency probes every `probe_interval`.
+struct RrulConfig {
+  std::string from;
+  std::string to;
+  Duration start;
+  std::optional<Duration> stop;
+  Duration probe_interval = Duration::ms(200);  // flent's default step
+  bool operator==(const RrulConfig&) const = default;
+};
+
+struct TrafficConfig {
+  std::vector<TcpFlowConfig> tcp;
+  std::vector<PingConfig> ping;
+  std::vector<UdpProbeConfig> udp_probe;
+  std::vector<RrulConfig> rrul;
+  bool operator==(const TrafficConfig&) const = default;
+};
+
+// A value in [vary] or a run's params, as written.
+using VaryValue = std::variant<bool, int64_t, double, std::string>;
+std::string format_vary_value(const VaryValue& v);  // true, 16, 1.5, 100Mbit (no quotes)
+std::string toml_vary_value(const VaryValue& v);    // TOML literal: true, 16, 1.5, "100Mbit"
+
+struct VaryAxis {
+  std::string key;         // as written, e.g. "hosts.a.nic.bql"
+  std::string short_name;  // for labels: the shortest unique suffix, e.g. "bql"
+  std::vector<VaryValue> values;
+  bool operator==(const VaryAxis&) const = default;
+};
+
+using PublishedValue = std::variant<double, std::string>;  // number, or text for `source`
+struct PublishedEntry {
+  std::string selector;  // as written: "bql=false,rate=100Mbit"; "" applies to every run
+  std::vector<std::pair<std::string, std::string>> match;  // parsed name=value pairs
+  std::vector<std::pair<std::string, PublishedValue>> metrics;
+  bool operator==(const PublishedEntry&) const = default;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  Duration duration;
+  uint64_t seed = 1;
+  std::vector<HostConfig> hosts;  // exactly two, in the order written
+  WireConfig wire;
+  TrafficConfig traffic;
+  std::vector<VaryAxis> vary;  // empty in a run's scenario
+  std::vector<PublishedEntry> published;
+
+  // Not part of equality:
+  std::string file;                         // the scenario file
+  std::map<std::string, Location> origins;  // key path -> where it was written
+
+  const HostConfig* host(std::string_view name) const;
+  // Where `key_path` was written (for back-ends that cannot honour a setting); the file
+  // without a position if it was not written explicitly.
+  Location where(std::string_view key_path) const;
+  bool operator==(const Scenario& o) const;
+};
+
+struct Run {
+  std::string label;  // "bql=true rate=1Gbit" ("" without [vary])
+  std::vector<std::pair<std::string, VaryValue>> params;  // varied key as written -> value
+  Scenario scenario;  // the effective configuration of this run (no vary, no published)
+  std::vector<std::pair<std::string, PublishedValue>> published;  // metrics matching this run
+};
+
+struct LoadedScenario {
+  Scenario scenario;      // the file as written (with vary and published)
+  std::vector<Run> runs;  // one per [vary] combination (one run without [vary])
+};
+
+struct LoadOptions {
+  // Extra preset directories searched before the standard path.
+  std::vector<std::string> preset_dirs;
+  // Use $NICSIM_PRESETS and the standard path (PresetSearch::standard). Tests turn it off.
+  bool standard_presets = true;
+};
+
+// Throws ConfigError.
+LoadedScenario load_scenario_file(const std::string& path, const LoadOptions& options = {});
+// `file_name` is used in messages and for locating presets.
+LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,
+                                  const LoadOptions& options = {});
+
+// The effective configuration as TOML (every value, with units). load_scenario_text(dump(s))
+// gives a Scenario equal to s.
+std::string dump(const Scenario& s);
+
+}  // namespace nicsim::config
