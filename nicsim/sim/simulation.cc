@@ -1,0 +1,776 @@
+#include "nicsim/sim/simulation.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/core/gso.h"
+#include "nicsim/model/cpu.h"
+#include "nicsim/model/nic.h"
+#include "nicsim/model/platform_nic.h"
+#include "nicsim/model/usb_nic.h"
+#include "nicsim/model/wire.h"
+#include "nicsim/report/latency_recorder.h"
+#include "nicsim/sim/engine.h"
+#include "nicsim/sim/meta_table.h"
+#include "nicsim/sim/tcp/params.h"
+#include "nicsim/sim/tcp/receiver.h"
+#include "nicsim/sim/tcp/sender.h"
+
+namespace nicsim::sim {
+namespace {
+
+using report::Direction;
+
+constexpr uint32_t kEthIpBytes = 14 + 20;  // Ethernet + IPv4 headers
+constexpr uint32_t kIcmpHeader = 8;
+constexpr uint32_t kUdpHeader = 8;
+
+// The ECN field carried by the packet and the priority the IPv4 stack derives from the TOS.
+uint8_t tos_of(uint8_t dscp, Ecn ecn) {
+  return static_cast<uint8_t>((dscp << 2) | static_cast<uint8_t>(ecn));
+}
+
+// A flow-dissector-like hash of (flow, direction): well mixed, deterministic.
+uint32_t flow_hash(uint32_t flow, uint32_t salt) {
+  uint64_t x = (static_cast<uint64_t>(flow) << 32) ^ salt ^ 0x9E3779B97F4A7C15ull;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<uint32_t>(x);
+}
+
+tcp::Params tcp_params(const config::TcpConfig& c, const std::optional<std::string>& cc) {
+  tcp::Params p;
+  const std::string& algo = cc ? *cc : c.cc;
+  p.cc = algo == "reno" ? tcp::CcAlgorithm::kNewReno : tcp::CcAlgorithm::kCubic;
+  p.mss = c.mss;
+  p.rmem_max = c.rmem;
+  p.wmem = c.wmem;
+  p.limit_output_bytes = c.tsq_limit;
+  p.pacing = c.pacing;
+  p.ecn = c.ecn;
+  p.initial_cwnd = c.init_cwnd;
+  require_valid(p);
+  return p;
+}
+
+std::unique_ptr<model::Nic> make_nic(const config::HostConfig& h) {
+  AnyQueue q = h.qdisc.build();
+  if (h.nic.model == config::NicModel::kPlatform) {
+    model::PlatformNic::Params p = h.nic.platform;
+    p.qdisc_bypass = h.qdisc.can_bypass();
+    return std::make_unique<model::PlatformNic>(p, std::move(q), h.cpu);
+  }
+  return std::make_unique<model::UsbNic>(h.nic.usb, std::move(q), h.cpu);
+}
+
+Time end_of(const std::optional<Duration>& stop, Time run_end) {
+  return stop ? min(Time::zero() + *stop, run_end) : run_end;
+}
+
+// Accumulates the mean time spent between two stage stamps.
+struct StageAcc {
+  Duration total;
+  uint64_t packets = 0;
+  void add(Time from, Time to) {
+    if (to >= from) {
+      total += to - from;
+      ++packets;
+    }
+  }
+  report::StageTime result(const char* name) const {
+    return report::StageTime{name, packets > 0 ? (total / static_cast<int64_t>(packets)).to_ms() : 0.0,
+                             packets};
+  }
+};
+
+}  // namespace
+
+struct Simulation::World {
+  struct Host;
+
+  struct TcpFlow {
+    uint32_t index = 0;
+    int from = 0;
+    int to = 1;
+    Direction dir = Direction::kAtoB;
+    int64_t stream_id = 5;
+    uint8_t dscp = 0;
+    Time start;
+    Time stop;
+    bool started = false;
+    tcp::TcpSender sender;
+    tcp::TcpReceiver receiver;
+    uint32_t hash_data = 0;
+    uint32_t hash_ack = 0;
+    // Interval bookkeeping.
+    uint64_t last_received = 0;
+    uint64_t last_retransmits = 0;
+    TcpFlow(const tcp::Params& p) : sender(p), receiver(p) {}
+    uint64_t received() const { return receiver.stats().bytes_received; }
+  };
+
+  struct Probe {
+    std::string name;
+    bool icmp = true;
+    int from = 0;
+    int to = 1;
+    uint32_t index = 0;
+    Duration interval;
+    uint32_t frame_len = 0;
+    uint8_t dscp = 0;
+    Time next_send;
+    Time stop;
+    uint64_t seq = 0;
+    uint64_t sent = 0;
+    uint64_t answered = 0;
+    uint32_t hash = 0;
+    report::LatencyRecorder rtt;
+    report::LatencyRecorder forward;  // UDP: one-way from -> to
+    report::LatencyRecorder back;     // UDP: one-way to -> from
+    // Interval bookkeeping: RTT samples in the current interval.
+    Duration interval_sum;
+    uint64_t interval_count = 0;
+  };
+
+  struct Host final : model::NicSink, Process {
+    World* world = nullptr;
+    int index = 0;
+    std::string name;
+    model::Cpu cpu;
+    std::unique_ptr<model::Nic> nic;
+    std::optional<Engine::Wakeup> wakeup;
+    struct Delivered {
+      Packet frame;
+      Time at;
+    };
+    std::vector<Delivered> delivered;
+    std::vector<std::pair<model::TxRelease, Time>> released;
+
+    void deliver(Packet&& frame, Time now) override {
+      delivered.push_back(Delivered{std::move(frame), now});
+    }
+    void tx_released(const model::TxRelease& r, Time now) override {
+      released.emplace_back(r, now);
+    }
+    void on_event(Time now, uint64_t) override { world->service(*this, now); }
+  };
+
+  // The periodic sampler: interval table rows, queue series, progress.
+  struct Sampler final : Process {
+    World* world = nullptr;
+    void on_event(Time now, uint64_t tag) override { world->sample(now, tag); }
+  };
+  static constexpr uint64_t kTagInterval = 1;
+  static constexpr uint64_t kTagQueue = 2;
+  static constexpr uint64_t kTagProgress = 3;
+
+  config::Run run_cfg;
+  SimOptions options;
+  Engine engine;
+  Time end;
+  std::array<std::unique_ptr<model::Wire>, 2> wires;  // [0]: a->b, [1]: b->a
+  std::array<Host, 2> hosts;
+  std::vector<std::unique_ptr<TcpFlow>> flows;
+  std::vector<std::unique_ptr<Probe>> probes;
+  MetaTable meta;
+  Sampler sampler;
+  uint64_t next_packet_id = 0;
+  ProgressFn progress;
+
+  // Results being built.
+  report::Run out;
+  Time last_interval_start;
+  std::array<std::array<StageAcc, 4>, 2> stages{};  // [dir][qdisc, ring, wire, rx]
+
+  World(const config::Run& r, SimOptions o) : run_cfg(r), options(o) {
+    const config::Scenario& s = run_cfg.scenario;
+    if (s.hosts.size() != 2) {
+      throw std::invalid_argument("a scenario needs exactly two hosts");
+    }
+    end = Time::zero() + s.duration;
+    for (int d = 0; d < 2; ++d) {
+      wires[static_cast<size_t>(d)] =
+          std::make_unique<model::Wire>(s.wire.params(s.seed * 2 + static_cast<uint64_t>(d)));
+    }
+    for (int i = 0; i < 2; ++i) {
+      Host& h = hosts[static_cast<size_t>(i)];
+      h.world = this;
+      h.index = i;
+      h.name = s.hosts[static_cast<size_t>(i)].name;
+      h.nic = make_nic(s.hosts[static_cast<size_t>(i)]);
+      h.nic->attach(wires[static_cast<size_t>(i)].get(), wires[static_cast<size_t>(1 - i)].get(),
+                    &h.cpu, &h);
+      h.wakeup.emplace(engine, &h, 0);
+    }
+    sampler.world = this;
+    build_traffic(s);
+  }
+
+  int host_index(const std::string& name) const {
+    for (int i = 0; i < 2; ++i) {
+      if (hosts[static_cast<size_t>(i)].name == name) {
+        return i;
+      }
+    }
+    throw std::invalid_argument("unknown host '" + name + "'");
+  }
+
+  void add_tcp_flows(const std::string& from, const std::string& to, int64_t streams,
+                     Duration start, const std::optional<Duration>& stop, uint8_t dscp,
+                     const std::optional<std::string>& cc) {
+    const int f = host_index(from);
+    const int t = host_index(to);
+    const config::Scenario& s = run_cfg.scenario;
+    const tcp::Params p = tcp_params(s.hosts[static_cast<size_t>(f)].tcp, cc);
+    for (int64_t k = 0; k < streams; ++k) {
+      auto flow = std::make_unique<TcpFlow>(p);
+      flow->index = static_cast<uint32_t>(flows.size());
+      flow->from = f;
+      flow->to = t;
+      flow->dir = f == 0 ? Direction::kAtoB : Direction::kBtoA;
+      flow->dscp = dscp;
+      flow->start = Time::zero() + start;
+      flow->stop = end_of(stop, end);
+      flow->hash_data = flow_hash(flow->index, 1);
+      flow->hash_ack = flow_hash(flow->index, 2);
+      int64_t same_dir = 0;
+      for (const auto& other : flows) {
+        same_dir += other->dir == flow->dir ? 1 : 0;
+      }
+      flow->stream_id = report::iperf3_stream_id(same_dir);
+      flows.push_back(std::move(flow));
+    }
+  }
+
+  Probe& add_probe(std::string name, bool icmp, const std::string& from, const std::string& to,
+                   Duration interval, int64_t payload, Duration start,
+                   const std::optional<Duration>& stop, uint8_t dscp) {
+    auto p = std::make_unique<Probe>();
+    p->name = std::move(name);
+    p->icmp = icmp;
+    p->from = host_index(from);
+    p->to = host_index(to);
+    p->index = static_cast<uint32_t>(probes.size());
+    p->interval = interval;
+    p->frame_len = kEthIpBytes + (icmp ? kIcmpHeader : kUdpHeader) + static_cast<uint32_t>(payload);
+    p->dscp = dscp;
+    p->next_send = Time::zero() + start;
+    p->stop = end_of(stop, end);
+    p->hash = flow_hash(1'000'000 + p->index, 3);
+    probes.push_back(std::move(p));
+    return *probes.back();
+  }
+
+  static std::string probe_name(const char* base, size_t index) {
+    return index == 0 ? std::string(base) : std::string(base) + "-" + std::to_string(index + 1);
+  }
+
+  void build_traffic(const config::Scenario& s) {
+    for (const config::TcpFlowConfig& f : s.traffic.tcp) {
+      add_tcp_flows(f.from, f.to, f.streams, f.start, f.stop, f.dscp, f.cc);
+    }
+    for (size_t i = 0; i < s.traffic.ping.size(); ++i) {
+      const config::PingConfig& c = s.traffic.ping[i];
+      add_probe(probe_name("ping", i), true, c.from, c.to, c.interval, c.size, c.start, c.stop,
+                c.dscp);
+    }
+    for (size_t i = 0; i < s.traffic.udp_probe.size(); ++i) {
+      const config::UdpProbeConfig& c = s.traffic.udp_probe[i];
+      add_probe(probe_name("udp", i), false, c.from, c.to, c.interval, c.size, c.start, c.stop,
+                c.dscp);
+    }
+    if (!s.traffic.rrul.empty()) {
+      throw std::invalid_argument(
+          "traffic.rrul is not supported by the simulator yet (it arrives with issue 6)");
+    }
+  }
+
+  // ---- packets -------------------------------------------------------------------------
+
+  Packet make_packet(uint32_t len, uint32_t hash, uint32_t flow_id, uint8_t tos, uint32_t handle,
+                     Time now) {
+    Packet p;
+    p.id = ++next_packet_id;
+    p.len = len;
+    p.flow_hash = hash;
+    p.flow_id = flow_id;
+    p.tos = tos;
+    p.priority = algo::rt_tos2priority(tos);
+    p.meta = handle;
+    p.stamp(Stage::kCreated, now);
+    return p;
+  }
+
+  // Hands a TCP segment from `host` to its NIC; reports a local drop to the sender.
+  void send_segment(Host& host, TcpFlow& flow, const tcp::Segment& seg, bool from_sender,
+                    Time now) {
+    PacketMeta m;
+    m.kind = from_sender ? PacketMeta::Kind::kTcpData : PacketMeta::Kind::kTcpAck;
+    m.flow = flow.index;
+    m.seg = seg;
+    const uint32_t segs = std::max<uint32_t>(seg.gso_segs, 1);
+    const uint32_t handle = meta.alloc(m, 2 * segs);
+    Packet p = make_packet(static_cast<uint32_t>(tcp::gso_frame_bytes(seg)),
+                           from_sender ? flow.hash_data : flow.hash_ack, flow.index,
+                           tos_of(flow.dscp, seg.ecn), handle, now);
+    p.gso_segs = static_cast<uint16_t>(segs);
+    p.gso_size = static_cast<uint16_t>(tcp::gso_frame_size(seg));
+    const Verdict v = host.nic->send(std::move(p), now);
+    if (v == Verdict::kDropped) {
+      meta.unref(handle, 2 * segs);
+      if (from_sender) {
+        flow.sender.on_local_drop(seg, now);
+      }
+    } else if (v == Verdict::kCongested && from_sender) {
+      flow.sender.on_local_congestion(now);
+    }
+  }
+
+  void send_probe_packet(Host& host, Probe& probe, PacketMeta::Kind kind, uint64_t seq,
+                         Time sent, Time forward_arrival, Time now) {
+    PacketMeta m;
+    m.kind = kind;
+    m.flow = probe.index;
+    m.probe_seq = seq;
+    m.sent = sent;
+    m.forward_arrival = forward_arrival;
+    const uint32_t handle = meta.alloc(m, 2);
+    Packet p = make_packet(probe.frame_len, probe.hash, 1'000'000 + probe.index,
+                           tos_of(probe.dscp, Ecn::kNotEct), handle, now);
+    if (host.nic->send(std::move(p), now) == Verdict::kDropped) {
+      meta.unref(handle, 2);
+    }
+  }
+
+  // Drains every TCP endpoint output on `host` into its NIC.
+  void drain_outputs(Host& host, Time now) {
+    for (auto& f : flows) {
+      if (f->from == host.index) {
+        while (f->sender.has_output()) {
+          send_segment(host, *f, f->sender.pop_output(), true, now);
+        }
+      }
+      if (f->to == host.index) {
+        while (f->receiver.has_output()) {
+          send_segment(host, *f, f->receiver.pop_output(), false, now);
+        }
+      }
+    }
+  }
+
+  void record_stages(const Packet& p, Direction dir) {
+    auto& acc = stages[static_cast<size_t>(dir)];
+    acc[0].add(p.stamp_at(Stage::kQdiscIn), p.stamp_at(Stage::kRingIn));
+    acc[1].add(p.stamp_at(Stage::kRingIn), p.stamp_at(Stage::kWireStart));
+    acc[2].add(p.stamp_at(Stage::kWireStart), p.stamp_at(Stage::kWireEnd));
+    acc[3].add(p.stamp_at(Stage::kWireEnd), p.stamp_at(Stage::kRxDeliver));
+  }
+
+  void on_delivered(Host& host, Packet&& frame, Time now) {
+    if (frame.meta == 0) {
+      return;  // not ours (cannot happen: every packet is built by make_packet)
+    }
+    record_stages(frame, host.index == 1 ? Direction::kAtoB : Direction::kBtoA);
+    PacketMeta& m = meta.get(frame.meta);
+    const uint32_t handle = frame.meta;
+    switch (m.kind) {
+      case PacketMeta::Kind::kTcpData: {
+        tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
+        seg.ecn = frame.ecn();
+        flows[m.flow]->receiver.on_segment(seg, now);
+        break;
+      }
+      case PacketMeta::Kind::kTcpAck: {
+        tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
+        seg.ecn = frame.ecn();
+        flows[m.flow]->sender.on_segment(seg, now);
+        break;
+      }
+      case PacketMeta::Kind::kEchoRequest:
+      case PacketMeta::Kind::kProbeRequest: {
+        // The peer's stack answers at once (icmp_echo / an irtt server).
+        Probe& probe = *probes[m.flow];
+        const PacketMeta::Kind reply = m.kind == PacketMeta::Kind::kEchoRequest
+                                           ? PacketMeta::Kind::kEchoReply
+                                           : PacketMeta::Kind::kProbeReply;
+        const uint64_t seq = m.probe_seq;
+        const Time sent = m.sent;
+        meta.unref(handle, 1);
+        send_probe_packet(host, probe, reply, seq, sent, now, now);
+        return;
+      }
+      case PacketMeta::Kind::kEchoReply:
+      case PacketMeta::Kind::kProbeReply: {
+        Probe& probe = *probes[m.flow];
+        if (m.sent < end) {
+          const Duration rtt = now - m.sent;
+          probe.rtt.add(rtt);
+          ++probe.answered;
+          probe.interval_sum += rtt;
+          ++probe.interval_count;
+          if (m.kind == PacketMeta::Kind::kProbeReply) {
+            probe.forward.add(m.forward_arrival - m.sent);
+            probe.back.add(now - m.forward_arrival);
+          }
+        }
+        break;
+      }
+    }
+    meta.unref(handle, 1);
+  }
+
+  void on_released(const model::TxRelease& r, Time now) {
+    if (r.meta == 0) {
+      return;
+    }
+    PacketMeta& m = meta.get(r.meta);
+    if (m.kind == PacketMeta::Kind::kTcpData) {
+      TcpFlow& f = *flows[m.flow];
+      uint64_t bytes = 0;
+      if (r.segs >= std::max<uint16_t>(m.seg.gso_segs, 1)) {
+        bytes = m.seg.truesize;
+      } else {
+        for (uint16_t i = 0; i < r.segs; ++i) {
+          bytes += tcp::gso_segment(m.seg, static_cast<uint16_t>(r.gso_index + i)).truesize;
+        }
+      }
+      f.sender.on_tx_released(bytes, now);
+    }
+    meta.unref(r.meta, r.segs);
+  }
+
+  // ---- scheduling ----------------------------------------------------------------------
+
+  std::optional<Time> next_time(const Host& h) const {
+    std::optional<Time> t = h.nic->next_event();
+    auto take = [&t](std::optional<Time> c) {
+      if (c && (!t || *c < *t)) {
+        t = c;
+      }
+    };
+    for (const auto& f : flows) {
+      if (f->from == h.index) {
+        take(f->started ? f->sender.next_event() : std::optional<Time>(f->start));
+      }
+      if (f->to == h.index && f->started) {
+        take(f->receiver.next_event());
+      }
+    }
+    for (const auto& p : probes) {
+      if (p->from == h.index && p->next_send < p->stop) {
+        take(p->next_send);
+      }
+    }
+    if (t && *t > end) {
+      return std::nullopt;  // nothing after the end of the run matters
+    }
+    return t;
+  }
+
+  void reschedule(Host& h) { h.wakeup->set(next_time(h)); }
+
+  void service(Host& h, Time now) {
+    if (auto t = h.nic->next_event(); t && *t <= now) {
+      h.nic->advance(now);
+    }
+    for (auto& f : flows) {
+      if (f->from == h.index) {
+        if (!f->started && f->start <= now) {
+          f->started = true;
+          f->sender.connect(now);
+        } else if (f->started) {
+          if (auto t = f->sender.next_event(); t && *t <= now) {
+            f->sender.advance(now);
+          }
+        }
+      }
+      if (f->to == h.index && f->started) {
+        if (auto t = f->receiver.next_event(); t && *t <= now) {
+          f->receiver.advance(now);
+        }
+      }
+    }
+    for (auto& p : probes) {
+      while (p->from == h.index && p->next_send <= now && p->next_send < p->stop) {
+        ++p->sent;
+        send_probe_packet(h, *p,
+                          p->icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
+                          ++p->seq, p->next_send, Time::zero(), now);
+        p->next_send += p->interval;
+      }
+    }
+    // Queued NIC callbacks and TCP outputs, until nothing is left.
+    while (true) {
+      drain_outputs(h, now);
+      if (h.released.empty() && h.delivered.empty()) {
+        break;
+      }
+      auto released = std::move(h.released);
+      h.released.clear();
+      for (const auto& [r, t] : released) {
+        on_released(r, max(t, now));
+      }
+      auto delivered = std::move(h.delivered);
+      h.delivered.clear();
+      for (auto& d : delivered) {
+        on_delivered(h, std::move(d.frame), max(d.at, now));
+      }
+    }
+    reschedule(hosts[0]);
+    reschedule(hosts[1]);
+  }
+
+  // ---- sampling ------------------------------------------------------------------------
+
+  void sample(Time now, uint64_t tag) {
+    if (tag == kTagInterval) {
+      close_interval(now);
+      if (now < end) {
+        engine.schedule(min(now + options.interval, end), &sampler, kTagInterval);
+      }
+    } else if (tag == kTagQueue) {
+      sample_queues(now);
+      if (now + options.queue_sample <= end) {
+        engine.schedule(now + options.queue_sample, &sampler, kTagQueue);
+      }
+    } else if (tag == kTagProgress) {
+      if (progress) {
+        progress(Progress{now.to_seconds(), end.to_seconds(), engine.stats().executed});
+      }
+      if (now < end) {
+        engine.schedule(min(now + options.progress_every, end), &sampler, kTagProgress);
+      }
+    }
+  }
+
+  void close_interval(Time now) {
+    if (now <= last_interval_start) {
+      return;
+    }
+    report::Interval iv;
+    iv.start_s = last_interval_start.to_seconds();
+    iv.end_s = now.to_seconds();
+    const double seconds = (now - last_interval_start).to_seconds();
+    for (auto& f : flows) {
+      report::DirectionInterval& d = iv.directions[f->dir];
+      const uint64_t received = f->received();
+      const uint64_t retrans = f->sender.stats().retransmits;
+      report::FlowInterval fi;
+      fi.id = f->stream_id;
+      fi.bytes = received - f->last_received;
+      fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
+      fi.retransmits = retrans - f->last_retransmits;
+      fi.cwnd_bytes = static_cast<uint64_t>(f->sender.cwnd()) * f->sender.params().mss;
+      f->last_received = received;
+      f->last_retransmits = retrans;
+      d.bytes += fi.bytes;
+      d.retransmits += fi.retransmits;
+      d.cwnd_bytes += fi.cwnd_bytes;
+      d.flows.push_back(fi);
+    }
+    for (Direction dir : report::kDirections) {
+      iv.directions[dir].bits_per_second =
+          report::bits_per_second(iv.directions[dir].bytes, seconds);
+    }
+    for (auto& p : probes) {
+      if (p->interval_count > 0) {
+        iv.latency_ms[p->name] = (p->interval_sum / static_cast<int64_t>(p->interval_count)).to_ms();
+      }
+      p->interval_sum = Duration::zero();
+      p->interval_count = 0;
+    }
+    out.intervals.push_back(std::move(iv));
+    last_interval_start = now;
+  }
+
+  void sample_queues(Time now) {
+    for (const Host& h : hosts) {
+      const model::NicQueueSample q = h.nic->queue_sample();
+      report::QueueSeries& s = out.queues[h.name];
+      s.time_s.push_back(now.to_seconds());
+      s.qdisc_bytes.push_back(q.qdisc_bytes);
+      s.qdisc_packets.push_back(q.qdisc_packets);
+      s.ring_bytes.push_back(q.ring_bytes);
+      s.ring_packets.push_back(q.ring_packets);
+      s.bql_limit_bytes.push_back(q.bql_limit);
+      s.device_fifo_bytes.push_back(q.device_fifo_bytes);
+    }
+  }
+
+  // ---- the run -------------------------------------------------------------------------
+
+  report::Run execute(const ProgressFn& fn) {
+    progress = fn;
+    out.label = run_cfg.label;
+    for (const auto& [key, value] : run_cfg.params) {
+      out.params.push_back(report::RunParam{key, value});
+    }
+    out.backend = "sim";
+    out.seed = run_cfg.scenario.seed;
+    out.duration_s = run_cfg.scenario.duration.to_seconds();
+    out.config_toml = config::dump(run_cfg.scenario);
+
+    reschedule(hosts[0]);
+    reschedule(hosts[1]);
+    engine.schedule(min(Time::zero() + options.interval, end), &sampler, kTagInterval);
+    engine.schedule(Time::zero(), &sampler, kTagQueue);
+    engine.schedule(Time::zero(), &sampler, kTagProgress);
+    engine.run_until(end);
+    if (out.intervals.empty() || last_interval_start < end) {
+      close_interval(end);
+    }
+    finish();
+    return std::move(out);
+  }
+
+  void finish() {
+    const double seconds = run_cfg.scenario.duration.to_seconds();
+    for (auto& f : flows) {
+      report::DirectionTransfer& d = out.transfer[f->dir];
+      report::FlowTransfer ft;
+      ft.id = f->stream_id;
+      const double start_s = f->start.to_seconds();
+      const double stop_s = f->stop.to_seconds();
+      ft.sender.start_s = start_s;
+      ft.sender.end_s = stop_s;
+      ft.sender.bytes = f->sender.stats().bytes_sent - f->sender.stats().retransmitted_bytes;
+      ft.sender.bits_per_second = report::bits_per_second(ft.sender.bytes, stop_s - start_s);
+      ft.sender.retransmits = f->sender.stats().retransmits;
+      ft.receiver.start_s = start_s;
+      ft.receiver.end_s = stop_s;
+      ft.receiver.bytes = f->received();
+      ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
+      d.flows.push_back(ft);
+    }
+    for (Direction dir : report::kDirections) {
+      report::DirectionTransfer& d = out.transfer[dir];
+      if (d.flows.empty()) {
+        continue;
+      }
+      double start_s = d.flows.front().sender.start_s;
+      double end_s = d.flows.front().sender.end_s;
+      for (const auto& ft : d.flows) {
+        start_s = std::min(start_s, ft.sender.start_s);
+        end_s = std::max(end_s, ft.sender.end_s);
+        d.sender.bytes += ft.sender.bytes;
+        d.sender.retransmits += ft.sender.retransmits;
+        d.receiver.bytes += ft.receiver.bytes;
+      }
+      d.sender.start_s = d.receiver.start_s = start_s;
+      d.sender.end_s = d.receiver.end_s = end_s;
+      d.sender.bits_per_second = report::bits_per_second(d.sender.bytes, end_s - start_s);
+      d.receiver.bits_per_second = report::bits_per_second(d.receiver.bytes, end_s - start_s);
+    }
+    report::derive_totals(out);
+    for (auto& p : probes) {
+      // A probe sent within the last second may still be on its way: not counted as lost.
+      uint64_t counted = 0;
+      for (uint64_t k = 0; k < p->seq; ++k) {
+        const Time sent = p->next_send - p->interval * static_cast<int64_t>(p->seq - k);
+        counted += sent + Duration::s(1) <= end ? 1 : 0;
+      }
+      if (counted > p->answered) {
+        p->rtt.add_loss(counted - p->answered);
+      }
+      report::ProbeLatency pl;
+      pl.kind = p->icmp ? "icmp" : "udp";
+      pl.rtt = p->rtt.stats();
+      if (!p->icmp) {
+        report::PerDirection<report::LatencyStats> ow;
+        const Direction fwd = p->from == 0 ? Direction::kAtoB : Direction::kBtoA;
+        const Direction bwd = fwd == Direction::kAtoB ? Direction::kBtoA : Direction::kAtoB;
+        ow[fwd] = p->forward.stats();
+        ow[bwd] = p->back.stats();
+        ow[fwd].lost = pl.rtt.lost;
+        pl.one_way = ow;
+      }
+      out.latency_ms[p->name] = pl;
+    }
+    static const char* kStageNames[4] = {"qdisc", "ring", "wire", "rx"};
+    for (Direction dir : report::kDirections) {
+      for (size_t i = 0; i < 4; ++i) {
+        out.stages[dir].push_back(stages[static_cast<size_t>(dir)][i].result(kStageNames[i]));
+      }
+    }
+    compare_published();
+    (void)seconds;
+  }
+
+  // The simulated value of a [published] metric, if this run measures it.
+  std::optional<double> simulated_metric(const std::string& metric) const {
+    auto goodput = [&](Direction d) { return out.goodput_bps[d] / 1e6; };
+    auto first_probe = [&](const char* kind) -> const report::ProbeLatency* {
+      for (const auto& p : probes) {
+        if (p->icmp == (std::string(kind) == "icmp")) {
+          return &out.latency_ms.at(p->name);
+        }
+      }
+      return nullptr;
+    };
+    if (metric == "goodput_mbit") {
+      return goodput(Direction::kAtoB) + goodput(Direction::kBtoA);
+    }
+    if (metric == "goodput_a_to_b_mbit") {
+      return goodput(Direction::kAtoB);
+    }
+    if (metric == "goodput_b_to_a_mbit") {
+      return goodput(Direction::kBtoA);
+    }
+    if (metric == "retransmits") {
+      return static_cast<double>(out.retransmits);
+    }
+    const report::ProbeLatency* ping = first_probe("icmp");
+    if (ping != nullptr && ping->rtt.count > 0) {
+      if (metric == "ping_ms") return ping->rtt.mean;
+      if (metric == "ping_min_ms") return ping->rtt.min;
+      if (metric == "ping_max_ms") return ping->rtt.max;
+      if (metric == "ping_mdev_ms") return ping->rtt.mdev;
+    }
+    return std::nullopt;
+  }
+
+  void compare_published() {
+    std::string source;
+    for (const auto& [metric, value] : run_cfg.published) {
+      if (metric == "source" && std::holds_alternative<std::string>(value)) {
+        source = std::get<std::string>(value);
+      }
+    }
+    for (const auto& [metric, value] : run_cfg.published) {
+      if (!std::holds_alternative<double>(value)) {
+        continue;
+      }
+      report::Comparison c;
+      c.metric = metric;
+      c.published = std::get<double>(value);
+      c.simulated = simulated_metric(metric);
+      if (c.simulated) {
+        c.relative_error = report::relative_error(c.published, *c.simulated);
+      }
+      c.source = source;
+      out.comparison.push_back(std::move(c));
+    }
+  }
+};
+
+Simulation::Simulation(const config::Run& run, SimOptions options)
+    : world_(std::make_unique<World>(run, options)) {}
+
+Simulation::~Simulation() = default;
+
+report::Run Simulation::run(const ProgressFn& progress) { return world_->execute(progress); }
+
+uint64_t Simulation::events() const { return world_->engine.stats().executed; }
+
+}  // namespace nicsim::sim
