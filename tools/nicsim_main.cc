@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "tools/demo.h"
+#include "tools/run_command.h"
 
 namespace {
 
@@ -11,12 +12,13 @@ constexpr const char* kUsage =
     "usage: nicsim <command> [options]\n"
     "\n"
     "commands:\n"
-    "  demo        run a short tour of the algorithm library (BQL limits, fq_codel vs FIFO,\n"
-    "              USB RX aggregation) and print the tables\n"
+    "  run FILE    simulate a scenario (TOML): iperf3/ping-style tables, --json results\n"
+    "              (nicsim run --help for options)\n"
+    "  demo        a short tour of the algorithm library (BQL limits, fq_codel vs FIFO,\n"
+    "              USB RX aggregation)\n"
     "  help        show this help\n"
     "\n"
-    "The simulator (nicsim run), the emulator (nicsim emulate) and the measurement tools\n"
-    "arrive with the next issues; see README.md.\n";
+    "Scenario format: docs/scenarios.md. Results format: docs/results.md.\n";
 
 }  // namespace
 
@@ -29,6 +31,9 @@ int main(int argc, char** argv) {
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     std::fputs(kUsage, stdout);
     return 0;
+  }
+  if (cmd == "run") {
+    return nicsim::tools::run_command(argc, argv);
   }
   if (cmd == "demo") {
     return nicsim::tools::run_demo();

@@ -1,0 +1,212 @@
+// `nicsim run`: load a scenario, simulate each of its runs, print iperf3/ping-style tables and
+// the comparison with published numbers, optionally write one JSON document.
+// Exit status: 0 ok, 2 usage or scenario error (one line naming file:line:col and key),
+// 1 runtime failure (e.g. the JSON file cannot be written).
+#include "tools/run_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nicsim/config/error.h"
+#include "nicsim/config/scenario.h"
+#include "nicsim/core/param_error.h"
+#include "nicsim/report/json.h"
+#include "nicsim/report/results.h"
+#include "nicsim/report/text.h"
+#include "nicsim/sim/simulation.h"
+
+#ifndef NICSIM_VERSION
+#define NICSIM_VERSION "0.0.0"
+#endif
+#ifndef NICSIM_GIT_COMMIT
+#define NICSIM_GIT_COMMIT ""
+#endif
+
+namespace nicsim::tools {
+namespace {
+
+constexpr const char* kRunUsage =
+    "usage: nicsim run SCENARIO.toml [--json OUT.json] [--seed N] [--quiet]\n"
+    "\n"
+    "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
+    "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
+    "latency and, when the scenario has [published] numbers, simulated vs published.\n"
+    "\n"
+    "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
+    "  --seed N     override the scenario's seed (same seed -> identical results)\n"
+    "  --quiet      print only the comparison tables (no interval tables)\n"
+    "\n"
+    "Progress is shown on stderr when it is a terminal. Exit status 2 on a bad scenario.\n";
+
+struct RunArgs {
+  std::string scenario;
+  std::optional<std::string> json;
+  std::optional<uint64_t> seed;
+  bool quiet = false;
+};
+
+std::optional<RunArgs> parse(int argc, char** argv, std::string& error) {
+  RunArgs a;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      if (i + 1 >= argc) {
+        error = std::string(name) + " needs a value";
+        return std::nullopt;
+      }
+      return std::string(argv[++i]);
+    };
+    if (arg == "--json") {
+      auto v = value("--json");
+      if (!v) return std::nullopt;
+      a.json = *v;
+    } else if (arg == "--seed") {
+      auto v = value("--seed");
+      if (!v) return std::nullopt;
+      char* endp = nullptr;
+      const unsigned long long s = std::strtoull(v->c_str(), &endp, 10);
+      if (v->empty() || *endp != '\0' || (*v)[0] == '-') {
+        error = "--seed: expected a non-negative integer, got '" + *v + "'";
+        return std::nullopt;
+      }
+      a.seed = s;
+    } else if (arg == "--quiet") {
+      a.quiet = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(kRunUsage, stdout);
+      std::exit(0);
+    } else if (!arg.empty() && arg[0] == '-') {
+      error = "unknown option '" + std::string(arg) + "'";
+      return std::nullopt;
+    } else if (a.scenario.empty()) {
+      a.scenario = std::string(arg);
+    } else {
+      error = "only one scenario file, got '" + a.scenario + "' and '" + std::string(arg) + "'";
+      return std::nullopt;
+    }
+  }
+  if (a.scenario.empty()) {
+    error = "missing the scenario file";
+    return std::nullopt;
+  }
+  return a;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  std::string error;
+  std::optional<RunArgs> args = parse(argc, argv, error);
+  if (!args) {
+    std::fprintf(stderr, "nicsim run: %s\n%s", error.c_str(), kRunUsage);
+    return 2;
+  }
+  config::LoadedScenario loaded;
+  try {
+    loaded = config::load_scenario_file(args->scenario);
+  } catch (const config::ConfigError& e) {
+    std::fprintf(stderr, "nicsim: %s\n", e.what());
+    return 2;
+  }
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::time_t started = std::time(nullptr);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  report::Results results;
+  results.meta.nicsim_version = NICSIM_VERSION;
+  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
+    results.meta.git_commit = NICSIM_GIT_COMMIT;
+  }
+  results.meta.start_time = report::iso8601_utc(static_cast<double>(started));
+  results.meta.host = host_name();
+  for (int i = 0; i < argc; ++i) {
+    results.meta.command_line.emplace_back(argv[i]);
+  }
+
+  const size_t n = loaded.runs.size();
+  for (size_t i = 0; i < n; ++i) {
+    config::Run run = loaded.runs[i];
+    if (args->seed) {
+      run.scenario.seed = *args->seed;
+    }
+    const auto run_start = std::chrono::steady_clock::now();
+    report::Run result;
+    uint64_t events = 0;
+    try {
+      sim::Simulation simulation(run);
+      sim::ProgressFn progress;
+      if (tty) {
+        progress = [&](const sim::Progress& p) {
+          const double wall =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+          const double speed = wall > 0 ? p.simulated_s / wall : 0.0;
+          std::fprintf(stderr, "\r%s\033[K",
+                       report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s,
+                                               speed)
+                           .c_str());
+          std::fflush(stderr);
+        };
+      }
+      result = simulation.run(progress);
+      events = simulation.events();
+    } catch (const InvalidParams& e) {
+      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "",
+                   args->scenario.c_str(), run.label.c_str(), e.what());
+      return 2;
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "",
+                   args->scenario.c_str(), run.label.c_str(), e.what());
+      return 2;
+    }
+    if (tty) {
+      std::fputs("\r\033[K", stderr);
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    results.meta.runs.push_back(report::RunMeta{result.label, wall, events,
+                                                wall > 0 ? static_cast<double>(events) / wall : 0});
+    results.meta.events += events;
+    if (args->quiet) {
+      if (!result.comparison.empty()) {
+        report::print(stdout, "run " + (result.label.empty() ? std::string("(single)")
+                                                             : result.label) + "\n");
+        report::print(stdout, report::format_comparison_table(result.comparison));
+      }
+    } else {
+      report::print(stdout, report::format_run_report(result));
+    }
+    std::fflush(stdout);
+    results.runs.push_back(std::move(result));
+  }
+  results.meta.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  results.meta.events_per_s =
+      results.meta.wall_s > 0 ? static_cast<double>(results.meta.events) / results.meta.wall_s : 0;
+  if (args->json) {
+    std::ofstream f(*args->json, std::ios::binary | std::ios::trunc);
+    f << report::to_json(results);
+    f.close();
+    if (!f) {
+      std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace nicsim::tools
