@@ -2,11 +2,12 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a bounded time.
 # Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]        (default 30)
 #   Build directory: build-fuzz (override with NICSIM_FUZZ_BUILD_DIR).
-#   Every nicsim/algo/<name>_fuzz.cc is built as <name>_fuzz and started from the committed
-#   seed corpus nicsim/algo/fuzz_corpus/<name>/ (read-only: new inputs go to a scratch corpus
-#   in the build directory). Exits non-zero if any fuzzer finds a crash, a sanitizer error, a
-#   leak or a timeout; the reproducer is kept under <build dir>/fuzz/<name>/artifacts/.
-#   Reproduce with: <build dir>/nicsim/algo/<name>_fuzz <artifact file>
+#   Every nicsim/algo/<name>_fuzz.cc and nicsim/config/<name>_fuzz.cc is built as <name>_fuzz
+#   and started from the committed seed corpus <its directory>/fuzz_corpus/<name>/ (read-only:
+#   new inputs go to a scratch corpus in the build directory). Exits non-zero if any fuzzer
+#   finds a crash, a sanitizer error, a leak or a timeout; the reproducer is kept under
+#   <build dir>/fuzz/<name>/artifacts/.
+#   Reproduce with: <build dir>/nicsim/<algo|config>/<name>_fuzz <artifact file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
@@ -21,9 +22,11 @@ CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDeb
   -DNICSIM_FUZZ=ON -DNICSIM_TESTS=OFF -DNICSIM_BENCH=OFF >/dev/null
 
 names=()
-for src in nicsim/algo/*_fuzz.cc; do
+srcdirs=()
+for src in nicsim/algo/*_fuzz.cc nicsim/config/*_fuzz.cc; do
   [ -e "$src" ] || continue
   names+=("$(basename "$src" .cc)")
+  srcdirs+=("$(dirname "$src")")
 done
 if [ ${#names[@]} -eq 0 ]; then
   echo "fuzz: no fuzz targets found" >&2
@@ -33,16 +36,18 @@ cmake --build "$dir" --parallel 2 --target "${names[@]}"
 
 passed=0
 failed=0
-for target in "${names[@]}"; do
+for i in "${!names[@]}"; do
+  target=${names[$i]}
+  srcdir=${srcdirs[$i]}
   name=${target%_fuzz}
   work="$dir/fuzz/$name"
   rm -rf "$work/corpus"
   mkdir -p "$work/corpus" "$work/artifacts"
   seeds=()
-  [ -d "nicsim/algo/fuzz_corpus/$name" ] && seeds=("nicsim/algo/fuzz_corpus/$name")
+  [ -d "$srcdir/fuzz_corpus/$name" ] && seeds=("$srcdir/fuzz_corpus/$name")
   log="$work/fuzz.log"
   set +e
-  timeout $((secs + 120)) "$dir/nicsim/algo/$target" -max_total_time="$secs" -timeout=10 \
+  timeout $((secs + 120)) "$dir/$srcdir/$target" -max_total_time="$secs" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
     "$work/corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -486,6 +487,27 @@ TEST(ScenarioErrors, PublishedSelectorsMustMatchRuns) {
   const LoadedScenario ok = load(base(0, "", v + "\"rate=10Mbit\".ping_ms = 1\n"));
   EXPECT_EQ(ok.runs[0].published.size(), 1u);
   EXPECT_TRUE(ok.runs[1].published.empty());
+}
+
+// docs/scenarios.md's annotated example loads (the block after the "example" marker).
+TEST(Scenario, TheDocumentedExampleLoads) {
+  std::ifstream in(NICSIM_TEST_DOCS_DIR "/scenarios.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  const size_t marker = doc.find("<!-- example:");
+  ASSERT_NE(marker, std::string::npos);
+  const size_t begin = doc.find("```toml\n", marker);
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```\n", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  const LoadedScenario ls = load(doc.substr(begin + 8, end - begin - 8), "docs/scenarios.md");
+  ASSERT_EQ(ls.runs.size(), 4u);
+  EXPECT_EQ(ls.runs[1].label, "bql=false rate=1Gbit");
+  EXPECT_EQ(ls.scenario.host("pc")->qdisc.kind, QdiscKind::kFqCodel);
+  EXPECT_EQ(ls.scenario.host("board")->tcp.tsq_limit, 128 * 1024);
+  EXPECT_EQ(ls.runs[0].published.size(), 2u);
+  EXPECT_EQ(load(dump(ls.scenario), "dump.toml").scenario, ls.scenario);
 }
 
 // --- preset search path ------------------------------------------------------------------------
