@@ -537,13 +537,11 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
   if (!last_of(all, "max_link_rate")) {
     fail(Location{file, 0, 0}, "max_link_rate", "required in a nic preset");
   }
-  const size_t from_preset = all.size();
   if (overrides.table != nullptr) {
     auto o = read_assignments(*overrides.table, fields, overrides.path, overrides.file,
                               overrides.reserved);
     all.insert(all.end(), std::make_move_iterator(o.begin()), std::make_move_iterator(o.end()));
   }
-  (void)from_preset;
 
   if (nc.model == NicModel::kPlatform) {
     nc.platform = PlatformNic::Params{};

@@ -293,10 +293,11 @@ Parsed<int64_t> parse_percent_ppb(std::string_view text) {
 std::string format_duration(Duration d) {
   static constexpr std::array<Unit, 4> kDesc = {
       {{"s", 1'000'000'000}, {"ms", 1'000'000}, {"us", 1'000}, {"ns", 1}}};
-  if (d < Duration::zero()) {
-    return "-" + format_duration(-d);  // not parseable; never produced by parsed input
+  const int64_t ns = d.count_ns();
+  if (ns < 0) {  // not parseable; parsed input is never negative
+    return "-" + format_scaled(0 - static_cast<uint64_t>(ns), kDesc.data(), kDesc.size(), "s");
   }
-  return format_scaled(static_cast<uint64_t>(d.count_ns()), kDesc.data(), kDesc.size(), "s");
+  return format_scaled(static_cast<uint64_t>(ns), kDesc.data(), kDesc.size(), "s");
 }
 
 std::string format_rate(Rate r) {
@@ -309,8 +310,8 @@ std::string format_rate(Rate r) {
 }
 
 std::string format_bytes(int64_t bytes) {
-  if (bytes < 0) {
-    return "-" + format_bytes(-bytes);  // not parseable; never produced by parsed input
+  if (bytes < 0) {  // not parseable; parsed input is never negative
+    return "-" + std::to_string(0 - static_cast<uint64_t>(bytes)) + "B";
   }
   const auto b = static_cast<uint64_t>(bytes);
   if (b != 0 && b % (1024 * 1024) == 0) {
@@ -323,8 +324,8 @@ std::string format_bytes(int64_t bytes) {
 }
 
 std::string format_percent_ppb(int64_t ppb) {
-  if (ppb < 0) {
-    return "-" + format_percent_ppb(-ppb);
+  if (ppb < 0) {  // not parseable; parsed input is never negative
+    return "-" + decimal_string(0 - static_cast<uint64_t>(ppb), 10'000'000) + "%";
   }
   return decimal_string(static_cast<uint64_t>(ppb), 10'000'000) + "%";
 }

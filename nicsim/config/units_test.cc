@@ -180,6 +180,10 @@ TEST(Units, FormattingIsExactAndRoundTrips) {
   EXPECT_EQ(format_percent_ppb(0), "0%");
   EXPECT_EQ(format_percent_ppb(1), "0.0000001%");
 
+  // Negative values (never parsed, only possible in hand-made Params) print without overflow.
+  EXPECT_EQ(format_duration(Duration::ns(INT64_MIN)), "-9223372036.854775808s");
+  EXPECT_EQ(format_bytes(INT64_MIN), "-9223372036854775808B");
+
   // parse(format(x)) == x over a spread of values, including awkward ones.
   for (int64_t ns : {int64_t{0}, int64_t{1}, int64_t{999}, int64_t{1'001}, int64_t{123'456'789},
                      int64_t{1'000'000'007}, INT64_MAX}) {
