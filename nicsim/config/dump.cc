@@ -1,7 +1,6 @@
 // dump(Scenario): the effective configuration as TOML, every value explicit with its unit, in
 // the layout of a scenario file so that it parses back to an equal Scenario.
 
-#include <charconv>
 #include <string>
 #include <variant>
 
@@ -20,35 +19,6 @@ namespace {
 
 std::string dur(Duration d) { return quote(format_duration(d)); }
 
-std::string number(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".eEn") == std::string::npos) {
-    s += ".0";
-  }
-  return s;
-}
-
-std::string dscp(uint8_t v) {
-  // Same names as the parser accepts; numbers otherwise.
-  struct Name {
-    const char* n;
-    uint8_t v;
-  };
-  static const Name kKnown[] = {
-      {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12}, {"AF13", 14},
-      {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},  {"AF31", 26},
-      {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36}, {"AF43", 38},
-      {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56}};
-  for (const Name& n : kKnown) {
-    if (n.v == v) {
-      return quote(n.n);
-    }
-  }
-  return std::to_string(v);
-}
-
 void window(std::string& out, Duration start, const std::optional<Duration>& stop) {
   out += "start = " + dur(start) + "\n";
   if (stop) {
@@ -58,7 +28,7 @@ void window(std::string& out, Duration start, const std::optional<Duration>& sto
 
 std::string published_value(const PublishedValue& v) {
   if (const auto* d = std::get_if<double>(&v)) {
-    return number(*d);
+    return detail::format_double(*d);
   }
   return quote(std::get<std::string>(v));
 }
@@ -105,7 +75,7 @@ std::string dump(const Scenario& s) {
     out += "\n[[traffic.tcp]]\nfrom = " + quote(f.from) + "\nto = " + quote(f.to) + "\n";
     out += "streams = " + std::to_string(f.streams) + "\n";
     window(out, f.start, f.stop);
-    out += "dscp = " + dscp(f.dscp) + "\n";
+    out += "dscp = " + detail::dscp_to_toml(f.dscp) + "\n";
     if (f.cc) {
       out += "cc = " + quote(*f.cc) + "\n";
     }
@@ -115,14 +85,14 @@ std::string dump(const Scenario& s) {
     out += "interval = " + dur(p.interval) + "\n";
     out += "size = " + quote(format_bytes(p.size)) + "\n";
     window(out, p.start, p.stop);
-    out += "dscp = " + dscp(p.dscp) + "\n";
+    out += "dscp = " + detail::dscp_to_toml(p.dscp) + "\n";
   }
   for (const UdpProbeConfig& p : s.traffic.udp_probe) {
     out += "\n[[traffic.udp_probe]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
     out += "interval = " + dur(p.interval) + "\n";
     out += "size = " + quote(format_bytes(p.size)) + "\n";
     window(out, p.start, p.stop);
-    out += "dscp = " + dscp(p.dscp) + "\n";
+    out += "dscp = " + detail::dscp_to_toml(p.dscp) + "\n";
   }
   for (const RrulConfig& p : s.traffic.rrul) {
     out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";

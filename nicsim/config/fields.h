@@ -160,6 +160,18 @@ struct Assignment {
 // Reads every key of `t` (recursing into sub-tables whose path prefixes a field key) as a
 // field assignment. `reserved` keys at the top level are skipped (handled by the caller).
 // Unknown keys -> ConfigError with a suggestion.
+// The last assignment of field `key` (overrides come after the preset's), or nullptr.
+template <class P>
+const Assignment<P>* last_assignment(const std::vector<Assignment<P>>& all, std::string_view key) {
+  const Assignment<P>* found = nullptr;
+  for (const auto& a : all) {
+    if (a.field->key == key) {
+      found = &a;
+    }
+  }
+  return found;
+}
+
 template <class P>
 const Field<P>* find_field(const std::vector<Field<P>>& fields, std::string_view key) {
   for (const auto& f : fields) {

@@ -300,31 +300,13 @@ void apply_all(P& p, const Assignments<P>& a) {
   }
 }
 
-// The last assignment of `key` (overrides come after the preset's), or nullptr.
-template <class P>
-const detail::Assignment<P>* last_of(const Assignments<P>& all, std::string_view key) {
-  const detail::Assignment<P>* found = nullptr;
-  for (const auto& x : all) {
-    if (x.field->key == key) {
-      found = &x;
-    }
-  }
-  return found;
-}
-
 void reject_model_keys(const detail::Overrides& o) {
   if (o.table == nullptr) {
     return;
   }
   for (const char* k : {"model", "description"}) {
-    if (const toml::node* n = o.table->get(k)) {
-      const toml::key* key = nullptr;
-      for (auto&& [kk, v] : *o.table) {
-        if (kk.str() == k) {
-          key = &kk;
-        }
-      }
-      detail::fail(detail::where(*key, *n, o.file), detail::join_key(o.path, k),
+    if (o.table->contains(k)) {
+      detail::fail(detail::key_location(*o.table, k, o.file), detail::join_key(o.path, k),
                    "is fixed by the preset and cannot be overridden (choose another preset)");
     }
   }
@@ -340,7 +322,7 @@ template <class P>
   const std::string in_preset =
       " (" + std::string(kind) + " preset '" + preset_name + "', " + preset_file + ")";
   if (f != nullptr) {
-    if (const auto* a = last_of(all, f->key)) {
+    if (const auto* a = detail::last_assignment(all, f->key)) {
       const bool from_preset = a->at.file == preset_file;
       detail::fail(a->at, a->key_path, err.message + (from_preset ? in_preset : ""));
     }
@@ -534,7 +516,7 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
   const auto& fields = nic_fields(nc.model);
   reject_model_keys(overrides);
   Assignments<NicConfig> all = read_assignments(t, fields, "", file, {"model", "description"});
-  if (!last_of(all, "max_link_rate")) {
+  if (!detail::last_assignment(all, "max_link_rate")) {
     fail(Location{file, 0, 0}, "max_link_rate", "required in a nic preset");
   }
   if (overrides.table != nullptr) {
@@ -548,8 +530,8 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
     apply_all(nc, all);
   } else {
     // Knobs first: chip and driver (required), turbo_mode / rx_burst (defaults per driver).
-    const auto* chip = last_of(all, "chip");
-    const auto* driver = last_of(all, "driver");
+    const auto* chip = detail::last_assignment(all, "chip");
+    const auto* driver = detail::last_assignment(all, "driver");
     if (chip == nullptr || driver == nullptr) {
       fail(Location{file, 0, 0}, chip == nullptr ? "chip" : "driver", "required in a usb preset");
     }
@@ -562,10 +544,10 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
     }
     nc.turbo_mode = true;  // Linux turbo_mode and FreeBSD smsc_rx_packet_batching default 1 (§4.3)
     nc.rx_burst = default_rx_burst(nc.usb.driver);
-    if (const auto* a = last_of(all, "turbo_mode")) {
+    if (const auto* a = detail::last_assignment(all, "turbo_mode")) {
       a->field->set(nc, a->value);
     }
-    if (const auto* a = last_of(all, "rx_burst")) {
+    if (const auto* a = detail::last_assignment(all, "rx_burst")) {
       a->field->set(nc, a->value);
       if (nc.rx_burst != 2048 && nc.rx_burst != 4096 && nc.rx_burst != 8192 &&
           nc.rx_burst != 16'384) {
@@ -589,17 +571,17 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
         a.field->set(nc, a.value);
       }
     }
-    if (is_linux && last_of(all, "rx_urb_size") != nullptr &&
-        last_of(all, "rx_transfers") == nullptr) {
+    if (is_linux && detail::last_assignment(all, "rx_urb_size") != nullptr &&
+        detail::last_assignment(all, "rx_transfers") == nullptr) {
       nc.usb.rx_transfers = model::usbnet_rx_qlen(nc.usb.rx_urb_bytes);  // usbnet_update_max_qlen
     }
-    if (last_of(all, "irq_latency") == nullptr) {
+    if (detail::last_assignment(all, "irq_latency") == nullptr) {
       nc.usb.irq_latency = default_irq_latency(nc.usb.driver);
     }
   }
 
   if (nc.max_link_rate.is_zero()) {
-    const auto* a = last_of(all, "max_link_rate");
+    const auto* a = detail::last_assignment(all, "max_link_rate");
     fail(a->at, a->key_path, "must be > 0");
   }
   const Validation v = nc.model == NicModel::kPlatform ? nc.platform.validate() : nc.usb.validate();
@@ -629,7 +611,7 @@ CpuCosts load_cpu(const PresetSearch& search, PresetCache& cache, const PresetRe
   }
   Assignments<CpuCosts> all = read_assignments(t, fields, "", file, {"description"});
   for (const auto& f : fields) {
-    if (last_of(all, f.key) == nullptr) {
+    if (detail::last_assignment(all, f.key) == nullptr) {
       fail(Location{file, 0, 0}, f.key, "required in a cpu preset (every cost must be stated)");
     }
   }

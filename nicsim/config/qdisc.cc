@@ -205,25 +205,13 @@ uint32_t class_id_at(const toml::node& n, const Location& at, const std::string&
                    detail::quote(s));
 }
 
-template <class P>
-const detail::Assignment<P>* last_of(const std::vector<detail::Assignment<P>>& all,
-                                     std::string_view key) {
-  const detail::Assignment<P>* found = nullptr;
-  for (const auto& a : all) {
-    if (a.field->key == key) {
-      found = &a;
-    }
-  }
-  return found;
-}
-
 // A validate() failure at the key that set the value, else at the table.
 template <class P>
 [[noreturn]] void report(const ParamError& err, const std::vector<Field<P>>& fields,
                          const std::vector<detail::Assignment<P>>& all, const Location& table_at,
                          const std::string& path) {
   if (const Field<P>* f = detail::field_for_model_key(fields, err.key)) {
-    if (const auto* a = last_of(all, f->key)) {
+    if (const auto* a = detail::last_assignment(all, f->key)) {
       detail::fail(a->at, a->key_path, err.message);
     }
     detail::fail(table_at, detail::join_key(path, f->key), err.message);
@@ -238,15 +226,6 @@ struct ParsedClass {
   const toml::table* table = nullptr;
   std::vector<detail::Assignment<HtbClassConfig>> assignments;
 };
-
-Location key_at(const toml::table& t, std::string_view key, const std::string& file) {
-  for (auto&& [k, v] : t) {
-    if (k.str() == key) {
-      return detail::where(k, v, file);
-    }
-  }
-  return detail::where(t, file);
-}
 
 }  // namespace
 
@@ -346,7 +325,7 @@ QdiscConfig parse_qdisc(const toml::node& n, const Location& at, const std::stri
     if (k == nullptr) {
       fail(where(*t, file), join_key(path, "kind"), "required (the qdisc kind, e.g. \"fq_codel\")");
     }
-    kind_at = key_at(*t, "kind", file);
+    kind_at = key_location(*t, "kind", file);
     kind_path = join_key(path, "kind");
     kind_name = to_string(*k, kind_at, kind_path);
   } else {
@@ -440,11 +419,11 @@ QdiscConfig parse_qdisc(const toml::node& n, const Location& at, const std::stri
   Location default_at = table_at;
   if (t != nullptr) {
     if (const toml::node* d = t->get("default")) {
-      default_at = key_at(*t, "default", file);
+      default_at = key_location(*t, "default", file);
       q.htb.default_class = class_id_at(*d, default_at, join_key(path, "default"));
     }
     if (const toml::node* cl = t->get("class")) {
-      const Location cl_at = key_at(*t, "class", file);
+      const Location cl_at = key_location(*t, "class", file);
       const toml::array& arr = to_array(*cl, cl_at, join_key(path, "class"));
       for (size_t i = 0; i < arr.size(); ++i) {
         const toml::node& e = *arr.get(i);
@@ -457,21 +436,21 @@ QdiscConfig parse_qdisc(const toml::node& n, const Location& at, const std::stri
         if (id == nullptr) {
           fail(pc.at, join_key(pc.path, "id"), "required (e.g. \"1:10\")");
         }
-        pc.cfg.id = class_id_at(*id, key_at(ct, "id", file), join_key(pc.path, "id"));
+        pc.cfg.id = class_id_at(*id, key_location(ct, "id", file), join_key(pc.path, "id"));
         if (const toml::node* parent = ct.get("parent")) {
           pc.cfg.parent =
-              class_id_at(*parent, key_at(ct, "parent", file), join_key(pc.path, "parent"));
+              class_id_at(*parent, key_location(ct, "parent", file), join_key(pc.path, "parent"));
         }
         pc.assignments =
             read_assignments(ct, class_fields(), pc.path, file, {"id", "parent", "qdisc"});
         for (const auto& a : pc.assignments) {
           a.field->set(pc.cfg, a.value);
         }
-        if (last_of(pc.assignments, "rate") == nullptr) {
+        if (detail::last_assignment(pc.assignments, "rate") == nullptr) {
           fail(pc.at, join_key(pc.path, "rate"), "required");
         }
         if (const toml::node* leaf = ct.get("qdisc")) {
-          pc.cfg.leaf.push_back(parse_qdisc(*leaf, key_at(ct, "qdisc", file),
+          pc.cfg.leaf.push_back(parse_qdisc(*leaf, key_location(ct, "qdisc", file),
                                             join_key(pc.path, "qdisc"), file, /*is_leaf=*/true));
         }
         classes.push_back(std::move(pc));
@@ -508,7 +487,7 @@ QdiscConfig parse_qdisc(const toml::node& n, const Location& at, const std::stri
       } else if (key == "leaf") {
         key = "qdisc";
       }
-      const Location kat = pc.table->contains(key) ? key_at(*pc.table, key, file) : pc.at;
+      const Location kat = pc.table->contains(key) ? key_location(*pc.table, key, file) : pc.at;
       fail(kat, join_key(pc.path, key), e.error().message);
     }
     q.classes.push_back(pc.cfg);

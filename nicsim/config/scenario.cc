@@ -27,25 +27,6 @@ using detail::TableReader;
 
 namespace {
 
-// --- DSCP names (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF, RFC 5865 VA, RFC 8622 LE)
-
-const std::vector<std::pair<std::string, uint8_t>>& dscp_names() {
-  static const std::vector<std::pair<std::string, uint8_t>> kNames = [] {
-    std::vector<std::pair<std::string, uint8_t>> n = {{"BE", 0}, {"LE", 1}, {"EF", 46}, {"VA", 44}};
-    for (int i = 0; i < 8; ++i) {
-      n.emplace_back("CS" + std::to_string(i), static_cast<uint8_t>(8 * i));
-    }
-    for (int x = 1; x <= 4; ++x) {
-      for (int y = 1; y <= 3; ++y) {
-        n.emplace_back("AF" + std::to_string(x) + std::to_string(y),
-                       static_cast<uint8_t>(8 * x + 2 * y));
-      }
-    }
-    return n;
-  }();
-  return kNames;
-}
-
 uint8_t parse_dscp(const toml::node& n, const Location& at, const std::string& key) {
   if (const auto* i = n.as_integer()) {
     if (i->get() < 0 || i->get() > 63) {
@@ -54,10 +35,8 @@ uint8_t parse_dscp(const toml::node& n, const Location& at, const std::string& k
     return static_cast<uint8_t>(i->get());
   }
   if (const auto* s = n.as_string()) {
-    for (const auto& [name, v] : dscp_names()) {
-      if (name == s->get()) {
-        return v;
-      }
+    if (auto v = detail::dscp_from_name(s->get())) {
+      return *v;
     }
   }
   fail(at, key,
@@ -93,12 +72,7 @@ PresetUse preset_use(const toml::node& n, const Location& at, const std::string&
     if (p == nullptr) {
       fail(detail::where(*t, file), join_key(path, "preset"), "required (the preset name)");
     }
-    Location pat = detail::where(*p, file);
-    for (auto&& [k, v] : *t) {
-      if (k.str() == "preset") {
-        pat = detail::where(k, v, file);
-      }
-    }
+    const Location pat = detail::key_location(*t, "preset", file);
     u.ref = detail::PresetRef{detail::to_string(*p, pat, join_key(path, "preset")), pat,
                               join_key(path, "preset")};
     u.overrides.table = t;
@@ -395,16 +369,6 @@ std::optional<VaryValue> scalar(const toml::node& n) {
     return VaryValue(s->get());
   }
   return std::nullopt;
-}
-
-std::string shortest_double(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".eEn") == std::string::npos) {
-    s += ".0";
-  }
-  return s;
 }
 
 struct VaryRead {
@@ -797,7 +761,7 @@ std::string format_vary_value(const VaryValue& v) {
     return std::to_string(*i);
   }
   if (const auto* d = std::get_if<double>(&v)) {
-    return shortest_double(*d);
+    return detail::format_double(*d);
   }
   return std::get<std::string>(v);
 }

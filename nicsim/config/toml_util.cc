@@ -52,7 +52,7 @@ std::string toml_quote(std::string_view s) {
   return out;
 }
 
-std::string shortest_double(double v) {
+std::string format_double_impl(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   if (ec != std::errc()) {
@@ -83,6 +83,56 @@ T checked_unit(const toml::node& n, const Location& at, const std::string& key,
 }  // namespace
 
 std::string quote(std::string_view s) { return toml_quote(s); }
+
+std::string format_double(double v) { return format_double_impl(v); }
+
+Location key_location(const toml::table& t, std::string_view key, const std::string& file) {
+  for (auto&& [k, v] : t) {
+    if (k.str() == key) {
+      return where(k, v, file);
+    }
+  }
+  return where(t, file);
+}
+
+namespace {
+
+const std::vector<std::pair<std::string, uint8_t>>& dscp_names() {
+  static const std::vector<std::pair<std::string, uint8_t>> kNames = [] {
+    std::vector<std::pair<std::string, uint8_t>> n = {{"BE", 0}, {"LE", 1}, {"EF", 46}, {"VA", 44}};
+    for (int i = 0; i < 8; ++i) {
+      n.emplace_back("CS" + std::to_string(i), static_cast<uint8_t>(8 * i));
+    }
+    for (int x = 1; x <= 4; ++x) {
+      for (int y = 1; y <= 3; ++y) {
+        n.emplace_back("AF" + std::to_string(x) + std::to_string(y),
+                       static_cast<uint8_t>(8 * x + 2 * y));
+      }
+    }
+    return n;
+  }();
+  return kNames;
+}
+
+}  // namespace
+
+std::optional<uint8_t> dscp_from_name(std::string_view name) {
+  for (const auto& [n, v] : dscp_names()) {
+    if (n == name) {
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string dscp_to_toml(uint8_t dscp) {
+  for (const auto& [n, v] : dscp_names()) {  // BE before CS0: 0 is written "BE"
+    if (v == dscp) {
+      return toml_quote(n);
+    }
+  }
+  return std::to_string(dscp);
+}
 
 Location where(const toml::source_region& r, const std::string& file) {
   Location l;
@@ -118,7 +168,7 @@ std::string render(const toml::node& n) {
     case toml::node_type::integer:
       return std::to_string(n.as_integer()->get());
     case toml::node_type::floating_point:
-      return shortest_double(n.as_floating_point()->get());
+      return format_double_impl(n.as_floating_point()->get());
     case toml::node_type::boolean:
       return n.as_boolean()->get() ? "true" : "false";
     case toml::node_type::table:
@@ -253,12 +303,7 @@ TableReader::TableReader(const toml::table& t, std::string path, std::string fil
     : t_(t), path_(std::move(path)), file_(std::move(file)) {}
 
 Location TableReader::key_location(std::string_view key) const {
-  for (auto&& [k, v] : t_) {
-    if (k.str() == key) {
-      return where(k, v, file_);
-    }
-  }
-  return location();
+  return detail::key_location(t_, key, file_);
 }
 
 const toml::node* TableReader::take(std::string_view key) {
@@ -344,11 +389,6 @@ const toml::array* TableReader::opt_array(std::string_view key) {
 
 void TableReader::missing(std::string_view key) const {
   fail(location(), key_path(key), "required");
-}
-
-void TableReader::skip(std::string_view key) {
-  known_.emplace(key);
-  used_.emplace(key);
 }
 
 void TableReader::finish() const {

@@ -29,6 +29,14 @@ Location where(const toml::key& k, const toml::node& v, const std::string& file)
 std::string join_key(std::string_view prefix, std::string_view key);
 // A TOML basic string literal: "a\"b".
 std::string quote(std::string_view s);
+// Shortest text that reads back as the same double, always with a '.' or exponent: 1.0, 0.432.
+std::string format_double(double v);
+// The position of `key` in `t` (the key's, else its value's), or the table's own position.
+Location key_location(const toml::table& t, std::string_view key, const std::string& file);
+// DSCP names: BE, LE, CS0..CS7, AF11..AF43, EF, VA (RFC 2474, 2597, 3246, 5865, 8622).
+std::optional<uint8_t> dscp_from_name(std::string_view name);
+// The TOML value for a DSCP: its name in quotes ("EF"), or the number.
+std::string dscp_to_toml(uint8_t dscp);
 // How a value is shown in messages: "yes" (strings in double quotes), 5, 1.5, true, a table...
 std::string render(const toml::node& n);
 
@@ -62,16 +70,12 @@ class TableReader {
  public:
   TableReader(const toml::table& t, std::string path, std::string file);
 
-  const toml::table& table() const { return t_; }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return file_; }
   Location location() const { return where(t_, file_); }
   std::string key_path(std::string_view key) const { return join_key(path_, key); }
   Location key_location(std::string_view key) const;
 
   // The value under `key` (nullptr if absent); marks the key as known and used.
   const toml::node* take(std::string_view key);
-  bool has(std::string_view key) const { return t_.contains(key); }
 
   std::optional<bool> opt_bool(std::string_view key);
   std::optional<int64_t> opt_int(std::string_view key);
@@ -93,8 +97,6 @@ class TableReader {
   }
   [[noreturn]] void missing(std::string_view key) const;
 
-  // Declares keys handled elsewhere as known (they are not reported by finish()).
-  void skip(std::string_view key);
   void finish() const;
 
  private:
