@@ -13,7 +13,6 @@ namespace nicsim::algo {
 namespace {
 
 constexpr int64_t kMbufferNs = Htb::kMbuffer.count_ns();
-constexpr int64_t kNsPerSec = 1'000'000'000;
 // tc's quantum clamp when derived from r2q (sch_htb.c htb_change_class).
 constexpr int64_t kMinDerivedQuantum = 1000;
 constexpr int64_t kMaxDerivedQuantum = 200000;
