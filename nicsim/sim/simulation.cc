@@ -156,6 +156,9 @@ struct Simulation::World {
     };
     std::vector<Delivered> delivered;
     std::vector<std::pair<model::TxRelease, Time>> released;
+    std::vector<TcpFlow*> sending;    // flows whose sender lives here
+    std::vector<TcpFlow*> receiving;  // flows whose receiver lives here
+    std::vector<Probe*> probing;      // probes sent from here
 
     void deliver(Packet&& frame, Time now) override {
       delivered.push_back(Delivered{std::move(frame), now});
@@ -215,6 +218,13 @@ struct Simulation::World {
     }
     sampler.world = this;
     build_traffic(s);
+    for (auto& f : flows) {
+      hosts[static_cast<size_t>(f->from)].sending.push_back(f.get());
+      hosts[static_cast<size_t>(f->to)].receiving.push_back(f.get());
+    }
+    for (auto& p : probes) {
+      hosts[static_cast<size_t>(p->from)].probing.push_back(p.get());
+    }
   }
 
   int host_index(const std::string& name) const {
@@ -355,16 +365,14 @@ struct Simulation::World {
 
   // Drains every TCP endpoint output on `host` into its NIC.
   void drain_outputs(Host& host, Time now) {
-    for (auto& f : flows) {
-      if (f->from == host.index) {
-        while (f->sender.has_output()) {
-          send_segment(host, *f, f->sender.pop_output(), true, now);
-        }
+    for (TcpFlow* f : host.sending) {
+      while (f->sender.has_output()) {
+        send_segment(host, *f, f->sender.pop_output(), true, now);
       }
-      if (f->to == host.index) {
-        while (f->receiver.has_output()) {
-          send_segment(host, *f, f->receiver.pop_output(), false, now);
-        }
+    }
+    for (TcpFlow* f : host.receiving) {
+      while (f->receiver.has_output()) {
+        send_segment(host, *f, f->receiver.pop_output(), false, now);
       }
     }
   }
@@ -459,16 +467,16 @@ struct Simulation::World {
         t = c;
       }
     };
-    for (const auto& f : flows) {
-      if (f->from == h.index) {
-        take(f->started ? f->sender.next_event() : std::optional<Time>(f->start));
-      }
-      if (f->to == h.index && f->started) {
+    for (const TcpFlow* f : h.sending) {
+      take(f->started ? f->sender.next_event() : std::optional<Time>(f->start));
+    }
+    for (const TcpFlow* f : h.receiving) {
+      if (f->started) {
         take(f->receiver.next_event());
       }
     }
-    for (const auto& p : probes) {
-      if (p->from == h.index && p->next_send < p->stop) {
+    for (const Probe* p : h.probing) {
+      if (p->next_send < p->stop) {
         take(p->next_send);
       }
     }
@@ -481,28 +489,29 @@ struct Simulation::World {
   void reschedule(Host& h) { h.wakeup->set(next_time(h)); }
 
   void service(Host& h, Time now) {
+    const uint64_t sent_before = wires[static_cast<size_t>(h.index)]->stats().frames;
     if (auto t = h.nic->next_event(); t && *t <= now) {
       h.nic->advance(now);
     }
-    for (auto& f : flows) {
-      if (f->from == h.index) {
-        if (!f->started && f->start <= now) {
-          f->started = true;
-          f->sender.connect(now);
-        } else if (f->started) {
-          if (auto t = f->sender.next_event(); t && *t <= now) {
-            f->sender.advance(now);
-          }
+    for (TcpFlow* f : h.sending) {
+      if (!f->started && f->start <= now) {
+        f->started = true;
+        f->sender.connect(now);
+      } else if (f->started) {
+        if (auto t = f->sender.next_event(); t && *t <= now) {
+          f->sender.advance(now);
         }
       }
-      if (f->to == h.index && f->started) {
+    }
+    for (TcpFlow* f : h.receiving) {
+      if (f->started) {
         if (auto t = f->receiver.next_event(); t && *t <= now) {
           f->receiver.advance(now);
         }
       }
     }
-    for (auto& p : probes) {
-      while (p->from == h.index && p->next_send <= now && p->next_send < p->stop) {
+    for (Probe* p : h.probing) {
+      while (p->next_send <= now && p->next_send < p->stop) {
         ++p->sent;
         send_probe_packet(h, *p,
                           p->icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
@@ -527,8 +536,12 @@ struct Simulation::World {
         on_delivered(h, std::move(d.frame), max(d.at, now));
       }
     }
-    reschedule(hosts[0]);
-    reschedule(hosts[1]);
+    reschedule(h);
+    // The peer's NIC reads the wire this host transmits on: only new frames can move its
+    // next event earlier.
+    if (wires[static_cast<size_t>(h.index)]->stats().frames != sent_before) {
+      reschedule(hosts[static_cast<size_t>(1 - h.index)]);
+    }
   }
 
   // ---- sampling ------------------------------------------------------------------------
