@@ -61,6 +61,8 @@ std::string dump(const Scenario& s) {
     out += "wmem = " + quote(format_bytes(h.tcp.wmem)) + "\n";
     out += "tsq_limit = " + quote(format_bytes(h.tcp.tsq_limit)) + "\n";
     out += std::string("pacing = ") + (h.tcp.pacing ? "true" : "false") + "\n";
+    out += "pacing_ss_ratio = " + std::to_string(h.tcp.pacing_ss_ratio) + "\n";
+    out += "pacing_ca_ratio = " + std::to_string(h.tcp.pacing_ca_ratio) + "\n";
     out += std::string("ecn = ") + (h.tcp.ecn ? "true" : "false") + "\n";
     out += "init_cwnd = " + std::to_string(h.tcp.init_cwnd) + "\n";
   }

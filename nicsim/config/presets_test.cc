@@ -151,6 +151,12 @@ TEST(Presets, TurboModeMapsToAggregatorModeCapDelayAndUrbSize) {
   EXPECT_EQ(on.usb.rx_transfers, 1);
   EXPECT_EQ(on.usb.tx_frames_per_transfer, 16);
   EXPECT_EQ(on.usb.irq_latency, Duration::us(125));  // FreeBSD default (S2 calibration)
+  // FreeBSD uether never negotiates PAUSE: the AFC watermarks follow the driver (off).
+  EXPECT_EQ(on.usb.rx_aggregation.pause_high_bytes, 0);
+  EXPECT_EQ(on.usb.rx_aggregation.pause_low_bytes, 0);
+  EXPECT_EQ(nic("smsc95xx", "pause_high = \"15872B\"\npause_low = \"3072B\"")
+                .usb.rx_aggregation.pause_high_bytes,
+            15'872);  // an explicit override still applies
 
   const NicConfig off = nic("smsc95xx", "turbo_mode = false");
   EXPECT_FALSE(off.turbo_mode);
@@ -171,7 +177,7 @@ TEST(Presets, TurboModeMapsToAggregatorModeCapDelayAndUrbSize) {
   EXPECT_EQ(loff.usb.rx_urb_bytes, 2048);
   EXPECT_EQ(loff.usb.rx_transfers, 44);  // 91080 / 2048
 
-  // The preset's device values survive the knob (FIFOs, AFC watermarks, COE word).
+  // The preset's device values survive the knob (FIFOs, COE word); Linux enables AFC PAUSE.
   EXPECT_EQ(loff.usb.rx_aggregation.fifo_bytes, 20 * 1024);
   EXPECT_EQ(loff.usb.rx_aggregation.pause_high_bytes, 15'872);
   EXPECT_EQ(loff.usb.rx_aggregation.pause_low_bytes, 3'072);

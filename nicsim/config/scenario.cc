@@ -113,6 +113,18 @@ TcpConfig read_tcp(TableReader& r) {
   if (auto v = r.opt_bool("ecn")) {
     t.ecn = *v;
   }
+  for (const auto& [key, out] : {std::pair<std::string_view, int64_t*>{"pacing_ss_ratio",
+                                                                       &t.pacing_ss_ratio},
+                                 std::pair<std::string_view, int64_t*>{"pacing_ca_ratio",
+                                                                       &t.pacing_ca_ratio}}) {
+    if (auto v = r.opt_int(key)) {
+      if (*v < 1 || *v > 1000) {  // the sysctls accept 0..1000 (percent); 0 would stall TCP
+        fail(r.key_location(key), r.key_path(key),
+             "must be 1..1000 (percent), got " + std::to_string(*v));
+      }
+      *out = *v;
+    }
+  }
   if (auto v = r.opt_int("init_cwnd")) {
     if (*v < 1 || *v > 1000) {
       fail(r.key_location("init_cwnd"), r.key_path("init_cwnd"),

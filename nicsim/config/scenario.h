@@ -50,6 +50,11 @@ struct TcpConfig {
   bool pacing = false;              // TCP internal pacing (sch_fq or EDT); off for cubic by default
   bool ecn = false;                 // request ECN (tcp_ecn = 1); Linux default 2 only accepts it
   int64_t init_cwnd = 10;           // segments: TCP_INIT_CWND (RFC 6928)
+  // sk_pacing_rate = ratio% x cwnd x mss / srtt, also used by TSQ and GSO autosizing:
+  // tcp_pacing_ss_ratio (cwnd < ssthresh / 2) and tcp_pacing_ca_ratio (otherwise), Linux 4.4+;
+  // 3.12-4.3 (the 2014 seed era) used 200 in both phases.
+  int64_t pacing_ss_ratio = 200;    // percent: tcp_pacing_ss_ratio
+  int64_t pacing_ca_ratio = 120;    // percent: tcp_pacing_ca_ratio
   bool operator==(const TcpConfig&) const = default;
 };
 

@@ -324,6 +324,25 @@ TEST(Scenario, EqualityNoticesEveryPart) {
   EXPECT_TRUE(load(base(), "other/file.toml").scenario == s);  // the file name is not compared
 }
 
+// TCP pacing ratios are the kernel-era sysctls tcp_pacing_ss_ratio / tcp_pacing_ca_ratio (Linux
+// 4.4+ defaults 200 / 120; 3.12-4.3 used 200 in both phases, the S3 era): parsed, dumped,
+// compared, range-checked at the key.
+TEST(Scenario, TcpPacingRatiosAreKernelEraSysctls) {
+  const Scenario d = load(base()).scenario;
+  EXPECT_EQ(d.host("a")->tcp.pacing_ss_ratio, 200);
+  EXPECT_EQ(d.host("a")->tcp.pacing_ca_ratio, 120);
+  const Scenario s =
+      load(base(6, "nic = \"stmmac\"\n[hosts.a.tcp]\npacing_ca_ratio = 200")).scenario;
+  EXPECT_EQ(s.host("a")->tcp.pacing_ca_ratio, 200);
+  EXPECT_EQ(s.host("a")->tcp.pacing_ss_ratio, 200);
+  EXPECT_FALSE(s == d);
+  const std::string dumped = dump(s);
+  EXPECT_NE(dumped.find("pacing_ca_ratio = 200\n"), std::string::npos) << dumped;
+  EXPECT_EQ(load(dumped, "dump.toml").scenario, s);
+  EXPECT_EQ(error_of_text(base(6, "nic = \"stmmac\"\n[hosts.a.tcp]\npacing_ss_ratio = 0")),
+            "scenarios/x.toml:8:1: hosts.a.tcp.pacing_ss_ratio: must be 1..1000 (percent), got 0");
+}
+
 // --- strictness: every error with file:line:column and the full key path ---------------------
 
 TEST(ScenarioErrors, WrongTypeAtTheKey) {

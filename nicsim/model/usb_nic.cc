@@ -91,6 +91,12 @@ UsbNic::Params UsbNic::freebsd_smsc95xx(bool rx_packet_batching) {
   p.rx_transfers = 1;
   p.rx_urb_bytes = 20'480;  // if_smsc RX usb_xfer buffer
   p.tx_frames_per_transfer = 16;
+  // No PAUSE: uether attaches the PHY with mii_attach(..., flags 0) — no MIIF_DOPAUSE, so pause
+  // is never advertised or resolved — and smsc_miibus_statchg clears AFC_CFG's flow-control
+  // bits (0xF) in full duplex unless IFM_ETH_TXPAUSE was negotiated. The AFC watermarks are
+  // written but the chip never sends a PAUSE frame: an RX FIFO overflow drops frames.
+  p.rx_aggregation.pause_high_bytes = 0;
+  p.rx_aggregation.pause_low_bytes = 0;
   return p;
 }
 

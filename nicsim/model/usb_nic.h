@@ -196,6 +196,8 @@ class UsbNic final : public Nic {
 
   // Named starting points for presets (every value documented above).
   static Params linux_smsc95xx(bool turbo_mode);
+  // FreeBSD if_smsc: one RX transfer of 20,480 B, 16 frames per TX transfer, and no PAUSE
+  // (uether never negotiates flow control, so the AFC watermarks stay inactive).
   static Params freebsd_smsc95xx(bool rx_packet_batching);
   static Params linux_asix(int64_t rx_urb_size);       // AX88772: 2048; AX88178 by MTU
   static Params freebsd_axe(int64_t max_frame_burst);  // post-2009 axe: 16384

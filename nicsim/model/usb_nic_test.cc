@@ -290,10 +290,10 @@ TEST(UsbNic, FreeBsdSingleTransferTurboOffCapsFrameRate) {
   CpuCosts c;
   c.per_usb_transfer = Duration::us(500);
   auto run = [&](bool turbo, bool flow_control) {
-    UsbNic::Params p = UsbNic::freebsd_smsc95xx(turbo);
-    if (!flow_control) {
-      p.rx_aggregation.pause_high_bytes = 0;
-      p.rx_aggregation.pause_low_bytes = 0;
+    UsbNic::Params p = UsbNic::freebsd_smsc95xx(turbo);  // FreeBSD: no PAUSE negotiated
+    if (flow_control) {  // as if it were (Linux smsc95xx enables AFC when autoneg resolves it)
+      p.rx_aggregation.pause_high_bytes = 0xF8 * 64;
+      p.rx_aggregation.pause_low_bytes = 0x30 * 64;
     }
     auto h = std::make_unique<Harness>(p, c);
     h->saturate(1514, Time::zero(), at_us(2'000'000));
@@ -803,6 +803,11 @@ TEST(UsbNic, DefaultsFollowTheDrivers) {
   EXPECT_EQ(UsbNic::linux_asix(2048).rx_transfers, 44);
   EXPECT_EQ(d.rx_aggregation.pause_high_bytes, 15'872);
   EXPECT_EQ(d.rx_aggregation.pause_low_bytes, 3072);
+  // FreeBSD uether never negotiates PAUSE (mii_attach without MIIF_DOPAUSE; smsc_miibus_statchg
+  // clears AFC_CFG's flow-control bits): the AFC watermarks are inactive.
+  EXPECT_EQ(UsbNic::freebsd_smsc95xx(true).rx_aggregation.pause_high_bytes, 0);
+  EXPECT_EQ(UsbNic::freebsd_smsc95xx(false).rx_aggregation.pause_low_bytes, 0);
+  EXPECT_EQ(UsbNic::linux_smsc95xx(false).rx_aggregation.pause_high_bytes, 15'872);
   EXPECT_EQ(UsbNic::freebsd_smsc95xx(true).tx_frames_per_transfer, 16);
   EXPECT_EQ(UsbNic::freebsd_axe(16'384).rx_transfers, 1);
   Harness h(d, zero_costs());

@@ -58,6 +58,8 @@ tcp::Params tcp_params(const config::TcpConfig& c, const std::optional<std::stri
   p.wmem = c.wmem;
   p.limit_output_bytes = c.tsq_limit;
   p.pacing = c.pacing;
+  p.pacing_ss_ratio = c.pacing_ss_ratio;
+  p.pacing_ca_ratio = c.pacing_ca_ratio;
   p.ecn = c.ecn;
   p.initial_cwnd = c.init_cwnd;
   require_valid(p);
