@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "tools/demo.h"
+#include "tools/emulate_command.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -14,6 +15,9 @@ constexpr const char* kUsage =
     "commands:\n"
     "  run FILE    simulate a scenario (TOML): iperf3/ping-style tables, --json results\n"
     "              (nicsim run --help for options)\n"
+    "  emulate FILE [-- CMD]\n"
+    "              run the scenario's link in real time between two network namespaces;\n"
+    "              CMD (ping, iperf3, ...) runs in host a (nicsim emulate --help; needs root)\n"
     "  demo        a short tour of the algorithm library (BQL limits, fq_codel vs FIFO,\n"
     "              USB RX aggregation)\n"
     "  help        show this help\n"
@@ -34,6 +38,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "run") {
     return nicsim::tools::run_command(argc, argv);
+  }
+  if (cmd == "emulate") {
+    return nicsim::tools::emulate_command(argc, argv);
   }
   if (cmd == "demo") {
     return nicsim::tools::run_demo();

@@ -1,0 +1,48 @@
+#pragma once
+// FramePort — where the emulator meets one host's kernel: frames the host transmits are read
+// here, frames for the host are written here. Two implementations (docs/emu.md compares them):
+//
+//   PacketPort (packet_port.h)  veth pair + AF_PACKET socket, recvmmsg/sendmmsg in batches
+//   TapPort    (tap_port.h)     TAP device, one read()/write() per frame
+//
+// Frames are whole Ethernet frames (destination MAC .. payload, no FCS), at most one MTU:
+// the topology turns offloads off, so no GSO/GRO super-packets reach the emulator. A frame
+// larger than the pool's buffers is counted as truncated and dropped.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "nicsim/core/packet.h"
+#include "nicsim/emu/frame_pool.h"
+
+namespace nicsim::emu {
+
+struct PortStats {
+  uint64_t rx_frames = 0;  // frames read from the host
+  uint64_t rx_bytes = 0;
+  uint64_t rx_calls = 0;      // read syscalls (recvmmsg / read), including empty ones
+  uint64_t rx_truncated = 0;  // frames larger than a pool buffer (dropped)
+  uint64_t tx_frames = 0;     // frames written to the host
+  uint64_t tx_bytes = 0;
+  uint64_t tx_calls = 0;   // write syscalls (sendmmsg / write)
+  uint64_t tx_errors = 0;  // frames the kernel refused (counted, dropped)
+};
+
+class FramePort {
+ public:
+  virtual ~FramePort() = default;
+  // Readable (EPOLLIN) when the host has sent frames.
+  virtual int fd() const = 0;
+  // Reads up to `max` frames without blocking into out[0..n): payload holds the bytes,
+  // len = frame length. Returns n (0 when nothing is waiting).
+  virtual size_t receive(Packet* out, size_t max) = 0;
+  // Queues a frame for the host (written by flush(); a full batch is written at once).
+  virtual void send(Packet&& frame) = 0;
+  // Writes every queued frame; their buffers return to the pool.
+  virtual void flush() = 0;
+  virtual const PortStats& stats() const = 0;
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace nicsim::emu

@@ -1,0 +1,31 @@
+#pragma once
+// RealClock — the emulator's clock: CLOCK_MONOTONIC mapped onto nicsim::Time once at start-up
+// (style-anchors lesson 2: Time{0} is the moment the clock was created).
+//
+// This file and real_clock.cc are the ONLY place in nicsim that reads a real clock
+// (emu_lint_test checks it). Everything else receives `Time now` as an argument.
+// CLOCK_MONOTONIC is read through the vDSO (~20 ns); it never jumps with NTP or settimeofday,
+// and timerfd (event_loop.h) sleeps on the same clock, so deadlines and readings agree.
+
+#include <ctime>
+
+#include "nicsim/core/time.h"
+
+namespace nicsim::emu {
+
+class RealClock {
+ public:
+  // Reads CLOCK_MONOTONIC: that reading becomes Time::zero().
+  RealClock();
+
+  Time now() const;
+  // The CLOCK_MONOTONIC value of `t` (for absolute timerfd deadlines).
+  timespec to_monotonic(Time t) const;
+  // CLOCK_MONOTONIC nanoseconds at Time::zero().
+  int64_t epoch_ns() const { return epoch_ns_; }
+
+ private:
+  int64_t epoch_ns_;
+};
+
+}  // namespace nicsim::emu

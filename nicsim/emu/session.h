@@ -1,0 +1,81 @@
+#pragma once
+// Session — one `nicsim emulate` run: builds the topology, the frame ports and the data path
+// for a scenario run, starts the commands inside the hosts, drives the real-time loop until
+// the command exits (or the duration passes, or a signal arrives), and removes everything.
+//
+// Lifecycle and cleanup (docs/emu.md):
+//   1. SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD are blocked and read through a signalfd in
+//      the loop, so a signal at any moment becomes an orderly stop, never a leak.
+//   2. Leftovers of dead emulators (any prefix-pid-role namespace whose creator is gone) are
+//      removed first.
+//   3. The crash handler is armed with this run's namespace names, then the topology is built.
+//   4. The loop runs. On SIGINT/SIGTERM/SIGHUP/SIGQUIT the signal is forwarded to the commands;
+//      after `kill_grace` survivors get SIGKILL.
+//   5. Ports and models are destroyed, the namespaces removed (processes left inside are
+//      killed), the crash handler disarmed, the signal mask restored.
+//
+// Exit status: the command's (shell convention: 128 + signal if it was killed); without a
+// command 0; when the emulator itself was interrupted and the command did not exit on its
+// own, 128 + the signal.
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nicsim/config/scenario.h"
+#include "nicsim/core/time.h"
+#include "nicsim/emu/datapath.h"
+#include "nicsim/emu/event_loop.h"
+#include "nicsim/emu/frame_port.h"
+#include "nicsim/emu/netns.h"
+#include "nicsim/emu/topology.h"
+#include "nicsim/model/wire.h"
+#include "nicsim/report/results.h"
+
+namespace nicsim::emu {
+
+struct SessionOptions {
+  FrameIo io = FrameIo::kPacket;
+  LoopOptions loop;
+  std::vector<std::string> command;  // runs in the first host ("a"); empty: none
+  std::vector<std::string> server;   // runs in the second host ("b"); empty: none
+  // Without a command: how long to run (default: the scenario's duration).
+  std::optional<Duration> duration;
+  Duration server_wait = Duration::s(5);  // how long to wait for the server to listen
+  Duration kill_grace = Duration::s(2);   // SIGTERM -> SIGKILL
+  std::string prefix = kDefaultPrefix;
+  int64_t txqueuelen = 1000;  // WireOnlyNic FIFO (frames)
+  // One-line notices (removed leftovers, settings not honoured yet, ...). May be empty.
+  std::function<void(const std::string&)> notice;
+  // Called once the topology is up, before any command starts (tests, verbose output).
+  std::function<void(const Topology&)> on_ready;
+};
+
+struct SessionResult {
+  int exit_status = 0;
+  int signal = 0;                   // the signal that stopped the emulator, 0 if none
+  double elapsed_s = 0;             // from the first loop iteration to the stop
+  std::string io;                   // frame I/O description
+  std::array<std::string, 2> nics;  // NIC model descriptions (host a, host b)
+  std::array<DirectionStats, 2> directions{};
+  std::array<model::Wire::Stats, 2> wires{};
+  std::array<PortStats, 2> ports{};
+  report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)
+  report::LatencyStats release_lateness;  // write time minus scheduled release (ms units)
+  LoopStats loop;
+  std::vector<std::string> namespaces;  // created (and removed)
+  std::vector<std::string> removed_leftovers;
+};
+
+// The scenario settings this back-end does not honour yet, one line each with the location
+// where they were written (e.g. "scenario.toml:9:1: hosts.a.nic: NIC model not emulated yet").
+std::vector<std::string> unsupported_settings(const config::Scenario& s);
+
+// Runs one scenario run. Throws SysError / InvalidParams when the topology or the models cannot
+// be set up (after removing whatever was created). Needs the privileges privilege_problem()
+// checks.
+SessionResult run_session(const config::Run& run, const SessionOptions& options);
+
+}  // namespace nicsim::emu

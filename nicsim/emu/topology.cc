@@ -1,0 +1,97 @@
+#include "nicsim/emu/topology.h"
+
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "nicsim/emu/tap_port.h"
+
+namespace nicsim::emu {
+
+const char* to_string(FrameIo io) { return io == FrameIo::kPacket ? "packet" : "tap"; }
+
+std::string HostEnd::addr_string() const {
+  char buf[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &addr, buf, sizeof buf);
+  return buf;
+}
+
+std::unique_ptr<Topology> Topology::create(const TopologyOptions& options) {
+  std::unique_ptr<Topology> t(new Topology(options));
+  try {
+    t->build();
+  } catch (...) {
+    t->remove();
+    throw;
+  }
+  return t;
+}
+
+Topology::~Topology() { remove(); }
+
+void Topology::build() {
+  const pid_t pid = ::getpid();
+  static constexpr const char* kRoles[2] = {"a", "b"};
+  static constexpr const char* kAddrs[2] = {"198.18.0.1", "198.18.0.2"};
+  for (size_t i = 0; i < 2; ++i) {
+    HostEnd& h = hosts_[i];
+    h.role = kRoles[i];
+    h.netns = netns_name(options_.prefix, pid, h.role);
+    h.netns_fd = create_named_netns(h.netns);
+    created_.push_back(h.netns);
+    h.ifname = "nsim0";
+    ::inet_pton(AF_INET, kAddrs[i], &h.addr);
+    h.prefix_len = 24;
+    h.mac = MacAddress{0x02, 0x6e, 0x73, 0x00, 0x00, static_cast<uint8_t>(0x0a + i)};
+  }
+  if (options_.io == FrameIo::kPacket) {
+    sw_name_ = netns_name(options_.prefix, pid, "sw");
+    sw_fd_ = create_named_netns(sw_name_);
+    created_.push_back(sw_name_);
+    NetnsGuard in(sw_fd_.get());
+    Netlink nl;
+    Ethtool et;
+    for (size_t i = 0; i < 2; ++i) {
+      HostEnd& h = hosts_[i];
+      h.port_ifname = h.role + "0";
+      const MacAddress port_mac{0x02, 0x6e, 0x73, 0x00, 0x01, static_cast<uint8_t>(0x0a + i)};
+      nl.create_veth(h.port_ifname, port_mac, h.ifname, h.mac, h.netns_fd.get());
+      nl.set_mtu(h.port_ifname, options_.mtu);
+      et.disable_offloads(h.port_ifname);
+      nl.set_up(h.port_ifname);
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    HostEnd& h = hosts_[i];
+    const HostEnd& peer = hosts_[1 - i];
+    NetnsGuard in(h.netns_fd.get());
+    Netlink nl;
+    Ethtool et;
+    if (options_.io == FrameIo::kTap) {
+      h.tap_fd = TapPort::create_tap(h.ifname);
+      nl.set_mac(h.ifname, h.mac);
+    }
+    nl.set_mtu(h.ifname, options_.mtu);
+    et.disable_offloads(h.ifname);
+    nl.add_ipv4(h.ifname, h.addr, h.prefix_len);
+    nl.set_up(h.ifname);
+    nl.set_up("lo");
+    nl.add_neighbor(h.ifname, peer.addr, peer.mac);
+  }
+}
+
+void Topology::remove() noexcept {
+  if (removed_) {
+    return;
+  }
+  removed_ = true;
+  for (HostEnd& h : hosts_) {
+    h.tap_fd.reset();
+    h.netns_fd.reset();
+  }
+  sw_fd_.reset();
+  for (const std::string& name : created_) {
+    remove_named_netns(name);
+  }
+}
+
+}  // namespace nicsim::emu

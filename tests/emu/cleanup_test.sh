@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# CTest emu_cleanup: nothing is left behind — no namespace (ip netns list), no link in the
+# caller's namespace, no process — after a normal exit, after SIGTERM mid-run (exit status
+# 143), and after SIGKILL once the next start (`nicsim emulate --cleanup`) has run.
+# Usage: cleanup_test.sh NICSIM SOURCE_DIR
+source "$(dirname "$0")/common.sh"
+nicsim=$1
+src=$2
+emu_require_root
+scenario="$src/scenarios/examples/100mbit-5ms.toml"
+links_before=$(ip -o link show | awk -F': ' '{print $2}' | sort)
+
+check_clean() {  # $1: emulator pid, $2: marker of its command
+  [ -z "$(emu_namespaces_of "$1")" ] || fail "$3: namespaces left: $(emu_namespaces_of "$1")"
+  links_now=$(ip -o link show | awk -F': ' '{print $2}' | sort)
+  [ "$links_now" = "$links_before" ] || fail "$3: links changed: $links_now"
+  ! pgrep -f "^sleep $2\$" >/dev/null || fail "$3: command 'sleep $2' still running"
+}
+
+# 1. Normal exit.
+"$nicsim" emulate "$scenario" --quiet -- sleep 0.3 &
+pid=$!
+wait $pid || fail "normal run exited $?"
+check_clean $pid 0.3 "normal exit"
+echo "ok: normal exit"
+
+# 2. SIGTERM mid-run.
+"$nicsim" emulate "$scenario" --quiet -- sleep 20.5 &
+pid=$!
+emu_wait_for_namespaces $pid
+[ "$(emu_namespaces_of $pid | wc -l)" -eq 3 ] || fail "expected 3 namespaces: $(emu_namespaces_of $pid)"
+ip netns list | grep -q "^nicsim-$pid-a" || fail "ip netns list does not show nicsim-$pid-a"
+sleep 0.3
+kill -TERM $pid
+status=0
+wait $pid || status=$?
+[ $status -eq 143 ] || fail "SIGTERM: exit status $status, expected 143"
+check_clean $pid 20.5 "SIGTERM"
+echo "ok: SIGTERM (exit 143)"
+
+# 3. SIGKILL: leftovers stay (namespaces), the command dies with the emulator, and the next
+#    start removes the namespaces.
+"$nicsim" emulate "$scenario" --quiet -- sleep 20.7 &
+pid=$!
+emu_wait_for_namespaces $pid
+sleep 0.3
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+[ -n "$(emu_namespaces_of $pid)" ] || fail "SIGKILL: expected leftovers to clean up"
+for _ in $(seq 1 50); do
+  pgrep -f "^sleep 20.7\$" >/dev/null || break
+  sleep 0.1
+done
+"$nicsim" emulate --cleanup 2>&1 | grep -q "removed leftover namespace nicsim-$pid-a" \
+  || fail "--cleanup did not report removing nicsim-$pid-a"
+check_clean $pid 20.7 "SIGKILL + next start"
+echo "ok: SIGKILL, then the next start removed the leftovers"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# CTest emu_ping: idle ping (iputils, the oracle) through the emulated 100 Mbit/s wire with
+# 5 ms one-way delay (scenarios/examples/100mbit-5ms.toml) averages 10 ± 0.5 ms, with no loss,
+# through both frame-I/O implementations; nicsim exits with ping's status.
+# Expected RTT: 2 × (5 ms + 9.76 µs serialisation of a 98-byte frame) = 10.02 ms plus the
+# emulator's wake-up and the kernels' own path (tens of µs).
+# Usage: ping_test.sh NICSIM SOURCE_DIR
+source "$(dirname "$0")/common.sh"
+nicsim=$1
+src=$2
+emu_require_root
+emu_require_tools ping
+
+for io in packet tap; do
+  out=$("$nicsim" emulate "$src/scenarios/examples/100mbit-5ms.toml" --quiet --io "$io" \
+          -- sh -c 'ping -q -n -c 20 -i 0.05 -W 2 "$NICSIM_PEER"') \
+    || fail "[$io] nicsim emulate exited $? (ping's status): $out"
+  echo "[$io] $out" | tail -2
+  echo "$out" | grep -q " 0% packet loss" || fail "[$io] packets lost: $out"
+  avg=$(echo "$out" | sed -n 's|^rtt min/avg/max/mdev = [0-9.]*/\([0-9.]*\)/.*|\1|p')
+  [ -n "$avg" ] || fail "[$io] no rtt line in: $out"
+  awk -v a="$avg" 'BEGIN { exit !(a >= 9.5 && a <= 10.5) }' \
+    || fail "[$io] average RTT $avg ms is outside 10 ± 0.5 ms"
+  echo "[$io] ok: average RTT $avg ms"
+done

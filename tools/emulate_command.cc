@@ -1,0 +1,286 @@
+// `nicsim emulate`: run a scenario's link in real time between two network namespaces, with
+// an optional command in host a (and a server in host b). Thin: parse, call emu::run_session,
+// print. Exit status: the command's; 2 on usage, scenario or privilege problems (one line);
+// 1 when the emulation cannot be set up.
+#include "tools/emulate_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nicsim/config/error.h"
+#include "nicsim/config/scenario.h"
+#include "nicsim/config/units.h"
+#include "nicsim/core/param_error.h"
+#include "nicsim/emu/netns.h"
+#include "nicsim/emu/session.h"
+#include "nicsim/emu/sys.h"
+
+namespace nicsim::tools {
+namespace {
+
+constexpr const char* kEmulateUsage =
+    "usage: nicsim emulate SCENARIO.toml [options] [-- CMD [ARGS...]]\n"
+    "       nicsim emulate --cleanup\n"
+    "\n"
+    "Runs the scenario's link in real time on real Ethernet frames between two network\n"
+    "namespaces (host a = 198.18.0.1, host b = 198.18.0.2), so real kernel TCP, ping or\n"
+    "iperf3 cross it. Today the emulated path is the wire (rate, delay, loss, jitter) behind a\n"
+    "1000-frame FIFO per direction; the NIC models follow. Needs root.\n"
+    "\n"
+    "  -- CMD ARGS     run CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
+    "                  with CMD's status. CMD finds host b's address in $NICSIM_PEER (also\n"
+    "                  NICSIM_LOCAL, NICSIM_HOST, NICSIM_NETNS)\n"
+    "  --server CMD    run CMD (one string, through /bin/sh -c) in host b before CMD; CMD starts\n"
+    "                  once the server listens (or after --server-wait)\n"
+    "  --server-wait D how long to wait for the server to listen (default 5s)\n"
+    "  --duration D    without CMD: how long to run (default: the scenario's duration)\n"
+    "  --io packet|tap frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP\n"
+    "  --spin D        poll instead of sleeping this close to each deadline (default 150us,\n"
+    "                  at most half the time; 0us = always sleep)\n"
+    "  --busy-poll     never sleep (one core at 100 %; implies --rt-priority 0)\n"
+    "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
+    "                  scheduling). Commands always run under the normal scheduler\n"
+    "  --seed N        override the scenario's seed (wire loss and jitter)\n"
+    "  --quiet         no notices or summary on stderr\n"
+    "  --cleanup       remove namespaces left by emulators that died, then exit\n"
+    "\n"
+    "Example: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
+    "           --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
+    "Notices and the summary (frames, throughput, timer error) go to stderr. docs/emu.md.\n";
+
+struct EmulateArgs {
+  std::string scenario;
+  emu::SessionOptions session;
+  std::optional<uint64_t> seed;
+  bool quiet = false;
+  bool cleanup = false;
+};
+
+std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
+  EmulateArgs a;
+  a.session.loop.rt_priority = 50;
+  a.session.loop.spin = Duration::us(150);
+  bool rt_given = false;
+  int i = 2;
+  for (; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      if (i + 1 >= argc) {
+        error = std::string(name) + " needs a value";
+        return std::nullopt;
+      }
+      return std::string(argv[++i]);
+    };
+    auto duration = [&](const char* name) -> std::optional<Duration> {
+      auto v = value(name);
+      if (!v) {
+        return std::nullopt;
+      }
+      const auto d = config::parse_duration(*v);
+      if (!d) {
+        error = std::string(name) + ": " + d.error();
+        return std::nullopt;
+      }
+      return d.value();
+    };
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg == "--server") {
+      auto v = value("--server");
+      if (!v) return std::nullopt;
+      a.session.server = {"/bin/sh", "-c", *v};
+    } else if (arg == "--server-wait") {
+      auto d = duration("--server-wait");
+      if (!d) return std::nullopt;
+      a.session.server_wait = *d;
+    } else if (arg == "--duration") {
+      auto d = duration("--duration");
+      if (!d) return std::nullopt;
+      a.session.duration = *d;
+    } else if (arg == "--spin") {
+      auto d = duration("--spin");
+      if (!d) return std::nullopt;
+      a.session.loop.spin = *d;
+    } else if (arg == "--rt-priority") {
+      auto v = value("--rt-priority");
+      if (!v) return std::nullopt;
+      char* endp = nullptr;
+      const long p = std::strtol(v->c_str(), &endp, 10);
+      if (v->empty() || *endp != '\0' || p < 0 || p > 99) {
+        error = "--rt-priority: expected 0..99, got '" + *v + "'";
+        return std::nullopt;
+      }
+      a.session.loop.rt_priority = static_cast<int>(p);
+      rt_given = true;
+    } else if (arg == "--busy-poll") {
+      a.session.loop.busy_poll = true;
+    } else if (arg == "--io") {
+      auto v = value("--io");
+      if (!v) return std::nullopt;
+      if (*v == "packet") {
+        a.session.io = emu::FrameIo::kPacket;
+      } else if (*v == "tap") {
+        a.session.io = emu::FrameIo::kTap;
+      } else {
+        error = "--io: expected 'packet' or 'tap', got '" + *v + "'";
+        return std::nullopt;
+      }
+    } else if (arg == "--seed") {
+      auto v = value("--seed");
+      if (!v) return std::nullopt;
+      char* endp = nullptr;
+      const unsigned long long s = std::strtoull(v->c_str(), &endp, 10);
+      if (v->empty() || *endp != '\0' || (*v)[0] == '-') {
+        error = "--seed: expected a non-negative integer, got '" + *v + "'";
+        return std::nullopt;
+      }
+      a.seed = s;
+    } else if (arg == "--quiet") {
+      a.quiet = true;
+    } else if (arg == "--cleanup") {
+      a.cleanup = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::fputs(kEmulateUsage, stdout);
+      std::exit(0);
+    } else if (!arg.empty() && arg[0] == '-') {
+      error = "unknown option '" + std::string(arg) + "'";
+      return std::nullopt;
+    } else if (a.scenario.empty()) {
+      a.scenario = std::string(arg);
+    } else {
+      error = "only one scenario file, got '" + a.scenario + "' and '" + std::string(arg) +
+              "' (put the command after --)";
+      return std::nullopt;
+    }
+  }
+  for (; i < argc; ++i) {
+    a.session.command.emplace_back(argv[i]);
+  }
+  if (a.session.loop.busy_poll && !rt_given) {
+    a.session.loop.rt_priority = 0;  // a SCHED_FIFO busy loop would be throttled (docs/emu.md)
+  }
+  if (a.scenario.empty() && !a.cleanup) {
+    error = "missing the scenario file";
+    return std::nullopt;
+  }
+  return a;
+}
+
+std::string us(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
+  return buf;
+}
+
+void print_summary(const config::Run& run, const emu::SessionResult& r) {
+  std::fprintf(stderr, "--- nicsim emulate summary ---\n");
+  std::fprintf(stderr, "%.2f s emulated, frame I/O: %s\n", r.elapsed_s, r.io.c_str());
+  static const char* kDir[2] = {"a->b", "b->a"};
+  for (size_t d = 0; d < 2; ++d) {
+    const emu::DirectionStats& s = r.directions[d];
+    const double mbit =
+        r.elapsed_s > 0 ? static_cast<double>(s.bytes_out) * 8 / r.elapsed_s / 1e6 : 0.0;
+    std::fprintf(stderr,
+                 "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu dropped by the "
+                 "FIFO, %llu lost on the wire\n",
+                 kDir[d], static_cast<unsigned long long>(s.frames_in),
+                 static_cast<unsigned long long>(s.frames_out), mbit,
+                 static_cast<unsigned long long>(s.nic_drops),
+                 static_cast<unsigned long long>(r.wires[d].lost));
+  }
+  const auto& t = r.timer_error;
+  std::fprintf(stderr, "timer error (wake-up - deadline): p50 %s, p99 %s, max %s (%llu wake-ups)\n",
+               us(t.p50).c_str(), us(t.p99).c_str(), us(t.max).c_str(),
+               static_cast<unsigned long long>(t.count));
+  const auto& l = r.release_lateness;
+  std::fprintf(stderr, "release lateness (frame written - scheduled): p50 %s, p99 %s, max %s\n",
+               us(l.p50).c_str(), us(l.p99).c_str(), us(l.max).c_str());
+  const emu::LoopStats& ls = r.loop;
+  std::fprintf(
+      stderr,
+      "loop: %llu waits, %llu sleeps, %llu spins (%.0f ms, %llu refused by the budget), "
+      "%llu overdue\n",
+      static_cast<unsigned long long>(ls.waits), static_cast<unsigned long long>(ls.sleeps),
+      static_cast<unsigned long long>(ls.spins), ls.spin_time.to_ms(),
+      static_cast<unsigned long long>(ls.spin_denied), static_cast<unsigned long long>(ls.overdue));
+  (void)run;
+}
+
+}  // namespace
+
+int emulate_command(int argc, char** argv) {
+  std::string error;
+  std::optional<EmulateArgs> args = parse(argc, argv, error);
+  if (!args) {
+    std::fprintf(stderr, "nicsim emulate: %s\n%s", error.c_str(), kEmulateUsage);
+    return 2;
+  }
+  config::LoadedScenario loaded;
+  if (!args->cleanup) {
+    try {
+      loaded = config::load_scenario_file(args->scenario);
+    } catch (const config::ConfigError& e) {
+      std::fprintf(stderr, "nicsim: %s\n", e.what());
+      return 2;
+    }
+  }
+  if (const std::string problem = emu::privilege_problem(); !problem.empty()) {
+    std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
+    return 2;
+  }
+  if (args->cleanup) {
+    for (const std::string& name : emu::remove_stale_namespaces()) {
+      std::fprintf(stderr, "nicsim: removed leftover namespace %s\n", name.c_str());
+    }
+    return 0;
+  }
+  if (loaded.runs.size() != 1) {
+    std::fprintf(stderr,
+                 "nicsim emulate: %s has %zu runs ([vary]); the emulator runs one scenario at a "
+                 "time for now\n",
+                 args->scenario.c_str(), loaded.runs.size());
+    return 2;
+  }
+  config::Run run = loaded.runs[0];
+  if (args->seed) {
+    run.scenario.seed = *args->seed;
+  }
+  const bool quiet = args->quiet;
+  args->session.notice = [quiet](const std::string& line) {
+    if (!quiet) {
+      std::fprintf(stderr, "nicsim: %s\n", line.c_str());
+    }
+  };
+  if (!quiet) {
+    for (const std::string& line : emu::unsupported_settings(run.scenario)) {
+      std::fprintf(stderr, "nicsim: not emulated yet: %s\n", line.c_str());
+    }
+    args->session.on_ready = [](const emu::Topology& t) {
+      std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
+                   t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
+                   t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+    };
+  }
+  emu::SessionResult result;
+  try {
+    result = emu::run_session(run, args->session);
+  } catch (const InvalidParams& e) {
+    std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nicsim emulate: %s\n", e.what());
+    return 1;
+  }
+  if (!quiet) {
+    print_summary(run, result);
+  }
+  return result.exit_status;
+}
+
+}  // namespace nicsim::tools
