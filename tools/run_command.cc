@@ -35,6 +35,32 @@
 namespace nicsim::tools {
 namespace {
 
+// --quiet: one line per run - goodput per direction that carried TCP, retransmits, and each
+// probe's mean RTT - so runs without published numbers (e.g. S2's 4 KiB and 8 KiB bursts) show
+// their result too.
+std::string quiet_summary(const report::Run& r) {
+  char buf[128];
+  std::string out;
+  for (report::Direction d : report::kDirections) {
+    if (r.transfer[d].flows.empty()) {
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%sgoodput %s %.4g Mbit/s", out.empty() ? "" : ", ",
+                  d == report::Direction::kAtoB ? "a->b" : "b->a", r.goodput_bps[d] / 1e6);
+    out += buf;
+  }
+  if (!out.empty()) {
+    out += ", retransmits " + std::to_string(r.retransmits);
+  }
+  for (const auto& [name, p] : r.latency_ms) {
+    std::snprintf(buf, sizeof buf, "%s%s mean %.4g ms", out.empty() ? "" : ", ", name.c_str(),
+                  p.rtt.mean);
+    out += buf;
+  }
+  return out.empty() ? "no traffic" : out;
+}
+
+
 constexpr const char* kRunUsage =
     "usage: nicsim run SCENARIO.toml [--json OUT.json] [--seed N] [--quiet]\n"
     "\n"
@@ -44,7 +70,7 @@ constexpr const char* kRunUsage =
     "\n"
     "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
     "  --seed N     override the scenario's seed (same seed -> identical results)\n"
-    "  --quiet      print only the comparison tables (no interval tables)\n"
+    "  --quiet      print one summary line per run and the comparison tables (no interval tables)\n"
     "\n"
     "Progress is shown on stderr when it is a terminal. Exit status 2 on a bad scenario.\n";
 
@@ -182,11 +208,10 @@ int run_command(int argc, char** argv) {
                                                 wall > 0 ? static_cast<double>(events) / wall : 0});
     results.meta.events += events;
     if (args->quiet) {
-      if (!result.comparison.empty()) {
-        report::print(stdout, "run " + (result.label.empty() ? std::string("(single)")
-                                                             : result.label) + "\n");
-        report::print(stdout, report::format_comparison_table(result.comparison));
-      }
+      report::print(stdout, "run " +
+                                (result.label.empty() ? std::string("(single)") : result.label) +
+                                ": " + quiet_summary(result) + "\n");
+      report::print(stdout, report::format_comparison_table(result.comparison));
     } else {
       report::print(stdout, report::format_run_report(result));
     }
