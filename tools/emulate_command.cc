@@ -40,7 +40,8 @@ constexpr const char* kEmulateUsage =
     "  --duration D    without CMD: how long to run (default: the scenario's duration)\n"
     "  --io packet|tap frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP\n"
     "  --spin D        poll instead of sleeping this close to each deadline (default 150us,\n"
-    "                  at most half the time; 0us = always sleep)\n"
+    "                  at most --spin-budget of the time; 0us = always sleep)\n"
+    "  --spin-budget F fraction of each 10 ms the loop may spend spinning (default 0.5)\n"
     "  --busy-poll     never sleep (one core at 100 %; implies --rt-priority 0)\n"
     "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
     "                  scheduling). Commands always run under the normal scheduler\n"
@@ -118,6 +119,16 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
       }
       a.session.loop.rt_priority = static_cast<int>(p);
       rt_given = true;
+    } else if (arg == "--spin-budget") {
+      auto v = value("--spin-budget");
+      if (!v) return std::nullopt;
+      char* endp = nullptr;
+      const double f = std::strtod(v->c_str(), &endp);
+      if (v->empty() || *endp != '\0' || !(f >= 0 && f <= 1)) {
+        error = "--spin-budget: expected a fraction in [0, 1], got '" + *v + "'";
+        return std::nullopt;
+      }
+      a.session.loop.spin_budget = f;
     } else if (arg == "--busy-poll") {
       a.session.loop.busy_poll = true;
     } else if (arg == "--io") {
@@ -201,6 +212,23 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
   const auto& l = r.release_lateness;
   std::fprintf(stderr, "release lateness (frame written - scheduled): p50 %s, p99 %s, max %s\n",
                us(l.p50).c_str(), us(l.p99).c_str(), us(l.max).c_str());
+  const auto& w = r.work_time;
+  std::fprintf(stderr, "loop work per busy iteration: p50 %s, p99 %s, max %s\n", us(w.p50).c_str(),
+               us(w.p99).c_str(), us(w.max).c_str());
+  for (size_t h = 0; h < 2; ++h) {
+    const emu::PortStats& p = r.ports[h];
+    std::fprintf(
+        stderr,
+        "port %s: read %llu frames in %llu calls, wrote %llu in %llu calls, %llu write "
+        "errors, %llu truncated\n",
+        h == 0 ? "a" : "b", static_cast<unsigned long long>(p.rx_frames),
+        static_cast<unsigned long long>(p.rx_calls), static_cast<unsigned long long>(p.tx_frames),
+        static_cast<unsigned long long>(p.tx_calls), static_cast<unsigned long long>(p.tx_errors),
+        static_cast<unsigned long long>(p.rx_truncated));
+  }
+  std::fprintf(stderr, "emulator CPU: user %.2f s, system %.2f s (%.0f %% of one core)\n",
+               r.cpu_user_s, r.cpu_sys_s,
+               r.elapsed_s > 0 ? 100 * (r.cpu_user_s + r.cpu_sys_s) / r.elapsed_s : 0.0);
   const emu::LoopStats& ls = r.loop;
   std::fprintf(
       stderr,

@@ -1,6 +1,7 @@
 #include "nicsim/emu/session.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +60,10 @@ struct Child {
 };
 
 report::LatencyStats stats_of(const report::LatencyRecorder& r) { return r.stats(); }
+
+double seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
 
 }  // namespace
 
@@ -175,11 +180,14 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   Child server;
   enum class Phase { kWaitServer, kRunning, kStopping, kDone };
   Phase phase = Phase::kRunning;
+  rusage usage_start{};
+  ::getrusage(RUSAGE_SELF, &usage_start);
   Time start = clock.now();
   std::optional<Time> end_at;  // without a command: start + duration
   std::optional<Time> server_deadline;
   std::optional<Time> kill_at;
   Time next_control = start;
+  report::LatencyRecorder work;
 
   auto start_command = [&] {
     if (!opt.command.empty()) {
@@ -247,6 +255,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
 
     const std::span<const uint32_t> ready = loop.wait(deadline);
     Time now = clock.now();
+    const Time woke = now;
     for (uint32_t token : ready) {
       if (token < 2) {
         datapath->receive(token, now);
@@ -265,6 +274,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
     }
     now = clock.now();
     datapath->service(now);
+    if (!ready.empty()) {
+      work.add(clock.now() - woke);
+    }
 
     // Control: server readiness, command exit, duration, kill grace.
     if (phase == Phase::kWaitServer && now >= next_control) {
@@ -304,6 +316,10 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   }
   const Time stop = clock.now();
   result.elapsed_s = (stop - start).to_seconds();
+  rusage usage_stop{};
+  ::getrusage(RUSAGE_SELF, &usage_stop);
+  result.cpu_user_s = seconds(usage_stop.ru_utime) - seconds(usage_start.ru_utime);
+  result.cpu_sys_s = seconds(usage_stop.ru_stime) - seconds(usage_start.ru_stime);
 
   // Reap what is left (SIGKILLed children exit at once).
   for (Child* c : {&command, &server}) {
@@ -332,6 +348,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   result.timer_error = stats_of(loop.timer_error());
   result.release_lateness = stats_of(datapath->release_lateness());
   result.loop = loop.stats();
+  result.work_time = stats_of(work);
 
   datapath.reset();
   for (auto& p : ports) {

@@ -64,7 +64,12 @@ struct SessionResult {
   std::array<PortStats, 2> ports{};
   report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)
   report::LatencyStats release_lateness;  // write time minus scheduled release (ms units)
+  // Duration of each loop iteration's work (reads, models, writes — including the kernel
+  // work of the hosts' stacks that runs inside the writes), for iterations that did any.
+  report::LatencyStats work_time;
   LoopStats loop;
+  double cpu_user_s = 0;  // the emulator's own CPU time during the run (not its commands')
+  double cpu_sys_s = 0;   // includes the kernel work done in its system calls
   std::vector<std::string> namespaces;  // created (and removed)
   std::vector<std::string> removed_leftovers;
 };

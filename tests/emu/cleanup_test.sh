@@ -51,7 +51,8 @@ for _ in $(seq 1 50); do
   pgrep -f "^sleep 20.7\$" >/dev/null || break
   sleep 0.1
 done
-"$nicsim" emulate --cleanup 2>&1 | grep -q "removed leftover namespace nicsim-$pid-a" \
-  || fail "--cleanup did not report removing nicsim-$pid-a"
+cleanup_out=$("$nicsim" emulate --cleanup 2>&1) || fail "--cleanup exited $?: $cleanup_out"
+echo "$cleanup_out" | grep -q "removed leftover namespace nicsim-$pid-a" \
+  || fail "--cleanup did not report removing nicsim-$pid-a: $cleanup_out"
 check_clean $pid 20.7 "SIGKILL + next start"
 echo "ok: SIGKILL, then the next start removed the leftovers"
