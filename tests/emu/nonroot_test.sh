@@ -11,6 +11,10 @@ trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 cp "$src/scenarios/examples/100mbit-5ms.toml" "$work/s.toml"
 chmod 644 "$work/s.toml"
+# `nobody` may not be able to read the checkout (e.g. under /root): give it its own presets.
+cp -r "$src/presets" "$work/presets"
+chmod -R a+rX "$work/presets"
+export NICSIM_PRESETS="$work/presets"
 run=("$nicsim" emulate "$work/s.toml" -- true)
 if [ "$(id -u)" = 0 ]; then
   command -v setpriv >/dev/null || emu_skip "setpriv (util-linux) is not installed"
