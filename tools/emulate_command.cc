@@ -39,8 +39,9 @@ constexpr const char* kEmulateUsage =
     "  --server-wait D how long to wait for the server to listen (default 5s)\n"
     "  --duration D    without CMD: how long to run (default: the scenario's duration)\n"
     "  --io packet|tap frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP\n"
-    "  --spin D        poll instead of sleeping this close to each deadline (default 150us,\n"
-    "                  at most --spin-budget of the time; 0us = always sleep)\n"
+    "  --spin D        poll instead of sleeping up to this close to each deadline (default\n"
+    "                  2ms; the lead adapts to how late sleeps wake, within --spin-budget;\n"
+    "                  0us = always sleep)\n"
     "  --spin-budget F fraction of each 10 ms the loop may spend spinning (default 0.5)\n"
     "  --busy-poll     never sleep (one core at 100 %; implies --rt-priority 0)\n"
     "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
@@ -64,7 +65,7 @@ struct EmulateArgs {
 std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   EmulateArgs a;
   a.session.loop.rt_priority = 50;
-  a.session.loop.spin = Duration::us(150);
+  a.session.loop.spin = Duration::ms(2);
   bool rt_given = false;
   int i = 2;
   for (; i < argc; ++i) {
@@ -233,10 +234,11 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
   std::fprintf(
       stderr,
       "loop: %llu waits, %llu sleeps, %llu spins (%.0f ms, %llu refused by the budget), "
-      "%llu overdue\n",
+      "%llu overdue; spin lead %.0f us, worst sleep overshoot %.0f us\n",
       static_cast<unsigned long long>(ls.waits), static_cast<unsigned long long>(ls.sleeps),
       static_cast<unsigned long long>(ls.spins), ls.spin_time.to_ms(),
-      static_cast<unsigned long long>(ls.spin_denied), static_cast<unsigned long long>(ls.overdue));
+      static_cast<unsigned long long>(ls.spin_denied), static_cast<unsigned long long>(ls.overdue),
+      ls.spin_lead.to_us(), ls.max_overshoot.to_us());
   (void)run;
 }
 

@@ -9,14 +9,20 @@
 // PlatformNic / UsbNic (the host's preset) plug in through the same model::Nic interface.
 // Frames are Packets whose payload holds the real bytes, moved from stage to stage.
 //
-// The session's real-time loop drives it: receive(host, now) when a port is readable,
+// The session's real-time loop drives it: receive(ready, now, offset) when ports are readable,
 // service(now) when next_event() is due, and it sleeps until next_event(). `now` always comes
 // from the caller, so tests drive a Datapath with a manual clock and fake ports.
 //
+// Input times: a frame enters its NIC at the time the host's kernel sent it when the port
+// has kernel timestamps (PacketPort), else at `now`; the models are first advanced to that
+// time, and frames of both hosts are merged in time order. The time is clamped to
+// [the models' time, now], because a model never goes back in time. So the emulator's own
+// wake-up latency does not delay frames into the model.
+//
 // Release lateness: a frame's scheduled release is the time the model delivers it (the NIC's
-// deliver time); service(now) records now - scheduled for each frame it writes. That is how
-// late, behind the model's schedule, the frame reached the other host's kernel (up to the
-// write system call that follows).
+// deliver time); flush(now) records now - scheduled for each frame it writes: how late,
+// behind the model's schedule, the frame reached the other host's kernel (up to the write
+// system call).
 
 #include <array>
 #include <memory>
@@ -54,12 +60,23 @@ class Datapath {
   Datapath(const Datapath&) = delete;
   Datapath& operator=(const Datapath&) = delete;
 
-  // Reads what host i has sent (up to kRxBudget frames) and hands it to its NIC.
-  size_t receive(size_t host, Time now);
-  // Runs every model event due at or before now, then writes the delivered frames.
-  void service(Time now);
+  // Reads what the hosts with ready[i] have sent (up to kRxBudget frames each) and hands it to
+  // their NICs in time order (see above). `realtime_minus_time_ns` converts the ports'
+  // CLOCK_REALTIME stamps to Time (RealClock::realtime_minus_time_ns). Returns frames read.
+  size_t receive(std::array<bool, 2> ready, Time now, int64_t realtime_minus_time_ns = 0);
+  // Runs every model event due at or before t; delivered frames are queued on the ports.
+  void advance(Time t);
+  // Writes the queued frames; records their release lateness against `now`.
+  void flush(Time now);
+  // advance(now), then flush(now).
+  void service(Time now) {
+    advance(now);
+    flush(now);
+  }
   // The earliest pending model event; nullopt when idle.
   std::optional<Time> next_event() const;
+  // The latest time the models have been advanced to or fed at.
+  Time model_time() const { return model_time_; }
 
   const DirectionStats& stats(size_t direction) const { return dir_[direction]; }
   const model::Wire& wire(size_t direction) const { return *wires_[direction]; }
@@ -83,8 +100,11 @@ class Datapath {
   std::array<std::unique_ptr<model::Nic>, 2> nics_;
   std::array<std::unique_ptr<Sink>, 2> sinks_;
   std::array<DirectionStats, 2> dir_{};
-  std::vector<Packet> rx_;  // receive scratch (kRxBudget packets)
-  Time service_now_;
+  std::array<std::vector<Packet>, 2> rx_;      // receive scratch, kRxBudget per host
+  std::array<std::vector<int64_t>, 2> rx_rt_;  // their kernel timestamps
+  std::array<std::vector<Time>, 2> rx_at_;     // their input times
+  std::array<std::vector<Time>, 2> due_;       // scheduled release of each frame queued per port
+  Time model_time_;
   report::LatencyRecorder lateness_;
 };
 

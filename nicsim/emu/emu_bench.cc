@@ -40,9 +40,10 @@ class LoopbackPort final : public FramePort {
   LoopbackPort(FramePool& pool, uint32_t len, size_t burst)
       : pool_(pool), len_(len), burst_(burst) {}
   int fd() const override { return -1; }
-  size_t receive(Packet* out, size_t max) override {
+  size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) override {
     max = std::min(max, burst_);
     for (size_t i = 0; i < max; ++i) {
+      rx_realtime_ns[i] = 0;
       out[i].payload = pool_.get();
       out[i].payload->bytes.resize(len_);
       out[i].len = len_;
@@ -82,7 +83,7 @@ void BM_DatapathForward(benchmark::State& state) {
   const Duration frame_time = w.rate.transmit_time(1538);
   Time now;
   for (auto _ : state) {
-    dp.receive(0, now);  // `burst` frames from port a into NIC a
+    dp.receive({true, false}, now);  // `burst` frames from port a into NIC a
     dp.service(now);
     now += frame_time * static_cast<int64_t>(burst);
     benchmark::DoNotOptimize(b.written);
@@ -178,9 +179,11 @@ void BM_ForwardRealFrames(benchmark::State& state) {
       if (!deadline || *deadline > end) {
         deadline = end;
       }
+      std::array<bool, 2> ready{false, false};
       for (uint32_t token : loop.wait(deadline)) {
-        dp.receive(token, clock.now());
+        ready[token] = true;
       }
+      dp.receive(ready, clock.now(), clock.realtime_minus_time_ns());
       dp.service(clock.now());
     }
     stop = true;

@@ -238,11 +238,13 @@ TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
     if (!deadline || *deadline > tick) {
       deadline = tick;
     }
+    std::array<bool, 2> ready{false, false};
     for (uint32_t token : loop.wait(deadline)) {
       if (token < 2) {
-        dp.receive(token, clock.now());
+        ready[token] = true;
       }
     }
+    dp.receive(ready, clock.now(), clock.realtime_minus_time_ns());
     dp.service(clock.now());
     uint8_t buf[2048];
     for (;;) {

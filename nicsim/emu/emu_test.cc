@@ -146,21 +146,25 @@ TEST(WireOnlyNic, RejectsBadTxqueuelen) {
 class FakePort final : public FramePort {
  public:
   explicit FakePort(FramePool& pool) : pool_(pool) {}
-  // Queues a frame of `len` bytes filled with `fill`; returns its buffer address.
-  const uint8_t* inject(uint32_t len, uint8_t fill) {
+  // Queues a frame of `len` bytes filled with `fill`, with kernel timestamp `rx_realtime_ns`
+  // (0 = none); returns its buffer address.
+  const uint8_t* inject(uint32_t len, uint8_t fill, int64_t rx_realtime_ns = 0) {
     Packet p;
     p.payload = pool_.get();
     p.payload->bytes.assign(len, fill);
     p.len = len;
+    p.id = ++ids_;
     const uint8_t* addr = p.payload->bytes.data();
-    pending_.push_back(std::move(p));
+    pending_.push_back({std::move(p), rx_realtime_ns});
     return addr;
   }
   int fd() const override { return -1; }
-  size_t receive(Packet* out, size_t max) override {
+  size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) override {
     size_t n = 0;
     while (n < max && !pending_.empty()) {
-      out[n++] = std::move(pending_.front());
+      out[n] = std::move(pending_.front().first);
+      rx_realtime_ns[n] = pending_.front().second;
+      ++n;
       pending_.pop_front();
       ++stats_.rx_frames;
     }
@@ -179,7 +183,8 @@ class FakePort final : public FramePort {
 
  private:
   FramePool& pool_;
-  std::deque<Packet> pending_;
+  std::deque<std::pair<Packet, int64_t>> pending_;
+  uint64_t ids_ = 0;
   std::vector<Packet> queued_;
   PortStats stats_;
 };
@@ -210,7 +215,7 @@ struct DatapathFixture {
 TEST(Datapath, FrameCrossesWithoutCopyAtTheScheduledTime) {
   DatapathFixture f;
   const uint8_t* addr = f.a.inject(98, 0xab);
-  EXPECT_EQ(f.dp->receive(0, Time::zero()), 1u);
+  EXPECT_EQ(f.dp->receive({true, false}, Time::zero()), 1u);
   f.dp->service(Time::zero());
   ASSERT_EQ(f.dp->next_event(), Time::from_ns(5'009'760));
   f.dp->service(Time::from_ns(5'009'759));
@@ -229,13 +234,48 @@ TEST(Datapath, FrameCrossesWithoutCopyAtTheScheduledTime) {
   EXPECT_EQ(f.dp->next_event(), std::nullopt);
 }
 
+// A frame with a kernel timestamp enters the model when the host sent it, not when the loop
+// read it: sent at 1 ms (realtime 1,000,001,000,000 ns with offset 1,000,000,000,000 ns), read
+// at 1.2 ms, it arrives at 1 ms + 5,009,760 ns.
+TEST(Datapath, KernelTimestampIsTheInputTime) {
+  DatapathFixture f;
+  constexpr int64_t kOffset = 1'000'000'000'000;
+  f.a.inject(98, 0, kOffset + 1'000'000);
+  f.dp->receive({true, false}, Time::from_ns(1'200'000), kOffset);
+  EXPECT_EQ(f.dp->next_event(), Time::from_ns(1'000'000));
+  f.dp->service(Time::from_ns(1'200'000));
+  EXPECT_EQ(f.dp->next_event(), Time::from_ns(6'009'760));
+}
+
+// Input times are clamped to [models' time, now]: a stamp from before the models' time (or
+// from the future) cannot move a model backwards (or forwards past now). Both hosts' frames
+// are fed in time order.
+TEST(Datapath, InputTimesAreClampedAndMerged) {
+  DatapathFixture f;
+  f.dp->service(Time::from_ns(2'000'000));  // models at 2 ms
+  f.a.inject(98, 0, 1'500'000);             // before the models' time -> 2 ms
+  f.b.inject(98, 0, 2'100'000);             // host b sent first...
+  f.a.inject(98, 0, 2'300'000);             // ... then host a again
+  f.b.inject(98, 0, 9'000'000);             // in the future -> now (2.5 ms)
+  f.dp->receive({true, true}, Time::from_ns(2'500'000), 0);
+  EXPECT_EQ(f.dp->model_time(), Time::from_ns(2'500'000));
+  f.dp->service(Time::from_ns(2'500'000));
+  f.dp->service(Time::from_ns(20'000'000));
+  ASSERT_EQ(f.b.written.size(), 2u);  // from host a, at 2 ms and 2.3 ms + 5,009,760 ns
+  ASSERT_EQ(f.a.written.size(), 2u);  // from host b, at 2.1 ms and 2.5 ms + 5,009,760 ns
+  EXPECT_EQ(f.b.written[0].stamp_at(Stage::kWireEnd), Time::from_ns(7'009'760));
+  EXPECT_EQ(f.b.written[1].stamp_at(Stage::kWireEnd), Time::from_ns(7'309'760));
+  EXPECT_EQ(f.a.written[0].stamp_at(Stage::kWireEnd), Time::from_ns(7'109'760));
+  EXPECT_EQ(f.a.written[1].stamp_at(Stage::kWireEnd), Time::from_ns(7'509'760));
+}
+
 // b -> a uses the other wire and ends on port a.
 TEST(Datapath, BothDirections) {
   DatapathFixture f;
   f.a.inject(1514, 1);
   f.b.inject(66, 2);
-  f.dp->receive(0, Time::zero());
-  f.dp->receive(1, Time::zero());
+  f.dp->receive({true, false}, Time::zero());
+  f.dp->receive({false, true}, Time::zero());
   f.dp->service(Time::zero());
   f.dp->service(Time::zero() + 10_ms);
   ASSERT_EQ(f.b.written.size(), 1u);
@@ -256,7 +296,7 @@ TEST(Datapath, LossConservesFramesAndBuffers) {
   for (int i = 0; i < 200; ++i) {
     f.a.inject(200, 0);
   }
-  f.dp->receive(0, Time::zero());
+  f.dp->receive({true, false}, Time::zero());
   f.dp->service(Time::zero());
   for (int k = 1; k <= 100 && f.dp->next_event(); ++k) {
     f.dp->service(Time::zero() + 1_ms * k);

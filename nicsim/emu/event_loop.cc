@@ -11,10 +11,12 @@ namespace nicsim::emu {
 namespace {
 constexpr uint32_t kTimerToken = UINT32_MAX;
 constexpr Duration kSpinWindow = Duration::ms(10);
+constexpr Duration kLeadMargin = Duration::us(20);
 }  // namespace
 
 EventLoop::EventLoop(const RealClock& clock, const LoopOptions& options)
-    : clock_(clock), options_(options) {
+    : clock_(clock), options_(options), lead_(options.spin) {
+  stats_.spin_lead = lead_;
   // 1 ns timer slack: hrtimers for this thread expire on time instead of up to 50 µs late.
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   if (options_.rt_priority > 0) {
@@ -105,6 +107,21 @@ bool EventLoop::spin_allowed(Time now) {
   return window_spin_ < budget;
 }
 
+void EventLoop::record_overshoot(Duration d) {
+  stats_.max_overshoot = max(stats_.max_overshoot, d);
+  if (!options_.adaptive_spin) {
+    return;
+  }
+  overshoots_[overshoot_next_] = d;
+  overshoot_next_ = (overshoot_next_ + 1) % overshoots_.size();
+  Duration worst = Duration::zero();
+  for (const Duration o : overshoots_) {
+    worst = max(worst, o);
+  }
+  lead_ = min(options_.spin, worst * 2 + kLeadMargin);
+  stats_.spin_lead = lead_;
+}
+
 void EventLoop::account_spin(Time from, Time to) {
   window_spin_ += to - from;
   stats_.spin_time += to - from;
@@ -121,17 +138,19 @@ std::span<const uint32_t> EventLoop::wait(std::optional<Time> deadline) {
   bool spin = options_.busy_poll;
   if (!spin && deadline && options_.spin > Duration::zero()) {
     if (spin_allowed(now)) {
-      spin = *deadline - now <= options_.spin;
+      spin = *deadline - now <= lead_;
     } else {
       ++stats_.spin_denied;
     }
   }
   if (!spin) {
-    // Sleep until a port is readable or the timer expires (`spin` before the deadline when
+    // Sleep until a port is readable or the timer expires (the lead before the deadline when
     // spinning is allowed, else at the deadline).
     const bool spin_after = options_.spin > Duration::zero() && spin_allowed(now);
-    const Duration early = spin_after ? options_.spin : Duration::zero();
-    arm(deadline ? std::optional<Time>(*deadline - early) : std::nullopt);
+    const Duration early = spin_after ? lead_ : Duration::zero();
+    const std::optional<Time> wake =
+        deadline ? std::optional<Time>(*deadline - early) : std::nullopt;
+    arm(wake);
     ++stats_.sleeps;
     const int k = poll_fds(-1);
     if (k > 0) {
@@ -142,6 +161,9 @@ std::span<const uint32_t> EventLoop::wait(std::optional<Time> deadline) {
       return {};  // nothing but the timer (re-armed to nothing): the caller loops
     }
     now = clock_.now();
+    if (timer_fired_ && wake) {
+      record_overshoot(now - *wake);
+    }
     if (now >= *deadline) {
       ++stats_.timer_wakeups;
       timer_error_.add(now - *deadline);

@@ -8,8 +8,11 @@
 //   sleep   (default) epoll_wait blocks until a port is readable or the timerfd expires at the
 //           deadline. The thread's timer slack is set to 1 ns (prctl PR_SET_TIMERSLACK; the
 //           default 50 µs would delay every wake-up by up to 50 µs).
-//   spin    sleep until `spin` before the deadline, then poll (epoll_wait with timeout 0) until
-//           the deadline: trades CPU for precision near deadlines (within spin_budget).
+//   spin    sleep until a lead before the deadline, then poll (epoll_wait with timeout 0)
+//           until the deadline: trades CPU for precision near deadlines (within spin_budget).
+//           The lead adapts to how late this machine wakes sleepers: twice the largest
+//           overshoot of the last 32 timer sleeps plus 20 µs, at most `spin`. (A VM with idle
+//           vCPUs wakes a sleeper 0.1–5 ms late; the same VM under load, 30–100 µs.)
 //   busy    never sleep: poll continuously (one core at 100 %).
 // On a loaded machine the wake-up itself is what is late (a CFS thread waits for its turn
 // behind compilers and the like): rt_priority puts the loop under SCHED_FIFO so a wake-up
@@ -37,7 +40,8 @@
 namespace nicsim::emu {
 
 struct LoopOptions {
-  Duration spin = Duration::zero();  // poll instead of sleeping this close to a deadline
+  Duration spin = Duration::zero();  // poll instead of sleeping up to this close to a deadline
+  bool adaptive_spin = true;         // adapt the lead (≤ spin) to measured sleep overshoots
   // Spinning may use at most this fraction of each 10 ms window; past it the loop sleeps
   // until the window ends. Under SCHED_FIFO a loop that spins nearly all the time would starve
   // normal tasks and be throttled by the kernel in 50 ms blocks (sched_rt_runtime_us / the
@@ -60,6 +64,8 @@ struct LoopStats {
   uint64_t spins = 0;          // waits that spun before their deadline
   uint64_t spin_denied = 0;    // waits that would have spun but the spin budget was used up
   Duration spin_time;          // total time spent spinning
+  Duration spin_lead;          // the spin lead at the end (adaptive)
+  Duration max_overshoot;      // the largest sleep overshoot seen (timer expiry - armed time)
 };
 
 class EventLoop {
@@ -87,6 +93,7 @@ class EventLoop {
   int poll_fds(int timeout_ms);  // epoll_wait; fills ready_, returns the count of port tokens
   void arm(std::optional<Time> at);
   bool spin_allowed(Time now);
+  void record_overshoot(Duration d);
   void account_spin(Time from, Time to);
 
   const RealClock& clock_;
@@ -101,6 +108,9 @@ class EventLoop {
   LoopStats stats_;
   std::string rt_error_;
   Time window_start_;
+  Duration lead_;
+  std::array<Duration, 32> overshoots_{};
+  size_t overshoot_next_ = 0;
   Duration window_spin_;
   bool rt_applied_ = false;
   int old_policy_ = 0;

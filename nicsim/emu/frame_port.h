@@ -35,8 +35,10 @@ class FramePort {
   // Readable (EPOLLIN) when the host has sent frames.
   virtual int fd() const = 0;
   // Reads up to `max` frames without blocking into out[0..n): payload holds the bytes,
-  // len = frame length. Returns n (0 when nothing is waiting).
-  virtual size_t receive(Packet* out, size_t max) = 0;
+  // len = frame length; rx_realtime_ns[i] is when the kernel received frame i (CLOCK_REALTIME
+  // nanoseconds, i.e. when the host sent it), 0 when the port has no timestamps. Returns n
+  // (0 when nothing is waiting).
+  virtual size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) = 0;
   // Queues a frame for the host (written by flush(); a full batch is written at once).
   virtual void send(Packet&& frame) = 0;
   // Writes every queued frame; their buffers return to the pool.

@@ -6,6 +6,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "nicsim/emu/netns.h"
 
@@ -13,6 +14,30 @@ namespace nicsim::emu {
 namespace {
 
 constexpr int kSocketBuffer = 8 << 20;
+
+// The SCM_TIMESTAMPNS value in a received message's control data, 0 if absent. (The CMSG_*
+// macros use C casts; this walks the same layout: cmsghdr, data, each aligned to size_t.)
+int64_t timestamp_ns(const msghdr& m) {
+  constexpr size_t kAlign = sizeof(size_t);
+  auto align = [](size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); };
+  const auto* base = static_cast<const char*>(m.msg_control);
+  size_t off = 0;
+  while (off + sizeof(cmsghdr) <= m.msg_controllen) {
+    cmsghdr h{};
+    std::memcpy(&h, base + off, sizeof h);
+    if (h.cmsg_len < sizeof(cmsghdr) || off + h.cmsg_len > m.msg_controllen) {
+      break;
+    }
+    if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_TIMESTAMPNS &&
+        h.cmsg_len >= align(sizeof(cmsghdr)) + sizeof(timespec)) {
+      timespec ts{};
+      std::memcpy(&ts, base + off + align(sizeof(cmsghdr)), sizeof ts);
+      return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    }
+    off += align(h.cmsg_len);
+  }
+  return 0;
+}
 
 void set_int(int fd, int level, int opt, int value, const char* what) {
   if (::setsockopt(fd, level, opt, &value, sizeof value) != 0) {
@@ -40,6 +65,7 @@ PacketPort::PacketPort(int netns_fd, const std::string& ifname, FramePool& pool)
   set_int(fd_.get(), SOL_PACKET, PACKET_QDISC_BYPASS, 1, "PACKET_QDISC_BYPASS");
   set_int(fd_.get(), SOL_SOCKET, SO_RCVBUFFORCE, kSocketBuffer, "SO_RCVBUFFORCE");
   set_int(fd_.get(), SOL_SOCKET, SO_SNDBUFFORCE, kSocketBuffer, "SO_SNDBUFFORCE");
+  set_int(fd_.get(), SOL_SOCKET, SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS");
   sockaddr_ll sll{};
   sll.sll_family = AF_PACKET;
   sll.sll_protocol = htons(ETH_P_ALL);
@@ -53,7 +79,7 @@ PacketPort::PacketPort(int netns_fd, const std::string& ifname, FramePool& pool)
   tx_.reserve(kBatch);
 }
 
-size_t PacketPort::receive(Packet* out, size_t max) {
+size_t PacketPort::receive(Packet* out, int64_t* rx_realtime_ns, size_t max) {
   const size_t n = std::min(max, kBatch);
   for (size_t i = 0; i < n; ++i) {
     rx_iov_[i].iov_base = rx_buf_[i]->bytes.data();
@@ -61,6 +87,8 @@ size_t PacketPort::receive(Packet* out, size_t max) {
     rx_msg_[i].msg_hdr = msghdr{};
     rx_msg_[i].msg_hdr.msg_iov = &rx_iov_[i];
     rx_msg_[i].msg_hdr.msg_iovlen = 1;
+    rx_msg_[i].msg_hdr.msg_control = rx_control_[i].data();
+    rx_msg_[i].msg_hdr.msg_controllen = kControlBytes;
     rx_msg_[i].msg_len = 0;
   }
   ++stats_.rx_calls;
@@ -80,6 +108,7 @@ size_t PacketPort::receive(Packet* out, size_t max) {
     rx_buf_[i]->bytes.resize(len);
     p.payload = std::move(rx_buf_[i]);
     p.len = len;
+    rx_realtime_ns[k - 1] = timestamp_ns(rx_msg_[i].msg_hdr);
     rx_buf_[i] = pool_.get();
     ++stats_.rx_frames;
     stats_.rx_bytes += len;

@@ -7,7 +7,9 @@
 // nothing is queued before the bind), PACKET_IGNORE_OUTGOING (frames we write are not read
 // back), PACKET_QDISC_BYPASS (writes go straight to the veth, no qdisc on our side),
 // SO_RCVBUFFORCE/SO_SNDBUFFORCE 8 MiB (a TCP burst of several hundred frames while the loop
-// sleeps must not overflow the socket).
+// sleeps must not overflow the socket), SO_TIMESTAMPNS: each frame carries the time the
+// kernel received it — stamped in netif_rx as the host's veth transmitted it — so a frame
+// enters the model when the host sent it, not when the emulator woke up.
 
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -29,7 +31,7 @@ class PacketPort final : public FramePort {
   PacketPort(int netns_fd, const std::string& ifname, FramePool& pool);
 
   int fd() const override { return fd_.get(); }
-  size_t receive(Packet* out, size_t max) override;
+  size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) override;
   void send(Packet&& frame) override;
   void flush() override;
   const PortStats& stats() const override { return stats_; }
@@ -43,6 +45,9 @@ class PacketPort final : public FramePort {
   std::array<Payload, kBatch> rx_buf_;
   std::array<iovec, kBatch> rx_iov_{};
   std::array<mmsghdr, kBatch> rx_msg_{};
+  // Control messages (SCM_TIMESTAMPNS), one buffer per slot.
+  static constexpr size_t kControlBytes = 64;
+  alignas(8) std::array<std::array<char, kControlBytes>, kBatch> rx_control_{};
   std::vector<Packet> tx_;
   std::array<iovec, kBatch> tx_iov_{};
   std::array<mmsghdr, kBatch> tx_msg_{};

@@ -23,6 +23,10 @@ class RealClock {
   timespec to_monotonic(Time t) const;
   // CLOCK_MONOTONIC nanoseconds at Time::zero().
   int64_t epoch_ns() const { return epoch_ns_; }
+  // CLOCK_REALTIME nanoseconds minus Time nanoseconds, read now: converts kernel socket
+  // timestamps (which are CLOCK_REALTIME) to Time as t = realtime - offset. Read it again for
+  // each batch, so a step of the wall clock only affects frames received across the step.
+  int64_t realtime_minus_time_ns() const;
 
  private:
   int64_t epoch_ns_;

@@ -256,9 +256,10 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
     const std::span<const uint32_t> ready = loop.wait(deadline);
     Time now = clock.now();
     const Time woke = now;
+    std::array<bool, 2> readable{false, false};
     for (uint32_t token : ready) {
       if (token < 2) {
-        datapath->receive(token, now);
+        readable[token] = true;
         continue;
       }
       signalfd_siginfo si{};
@@ -271,6 +272,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
           begin_stop(sig, now);
         }
       }
+    }
+    if (readable[0] || readable[1]) {
+      datapath->receive(readable, now, clock.realtime_minus_time_ns());
     }
     now = clock.now();
     datapath->service(now);

@@ -29,7 +29,7 @@ TapPort::TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool)
   tx_.reserve(64);
 }
 
-size_t TapPort::receive(Packet* out, size_t max) {
+size_t TapPort::receive(Packet* out, int64_t* rx_realtime_ns, size_t max) {
   size_t k = 0;
   while (k < max) {
     ++stats_.rx_calls;
@@ -41,6 +41,7 @@ size_t TapPort::receive(Packet* out, size_t max) {
     rx_buf_->bytes.resize(len);
     out[k].payload = std::move(rx_buf_);
     out[k].len = len;
+    rx_realtime_ns[k] = 0;  // a character device has no receive timestamps
     ++k;
     rx_buf_ = pool_.get();
     ++stats_.rx_frames;

@@ -19,7 +19,7 @@ class TapPort final : public FramePort {
   TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool);
 
   int fd() const override { return fd_.get(); }
-  size_t receive(Packet* out, size_t max) override;
+  size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) override;  // no timestamps
   void send(Packet&& frame) override;
   void flush() override;
   const PortStats& stats() const override { return stats_; }

@@ -12,15 +12,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 
-"$nicsim" emulate "$src/scenarios/examples/100mbit-5ms.toml" --quiet \
+"$nicsim" emulate "$src/scenarios/examples/100mbit-5ms.toml" \
   --server 'iperf3 -s -1' \
-  -- sh -c "iperf3 -c \"\$NICSIM_PEER\" -t 5 -J > $work/iperf3.json" \
-  || fail "nicsim emulate exited $?: $(head -c 2000 "$work/iperf3.json" 2>/dev/null)"
+  -- sh -c "iperf3 -c \"\$NICSIM_PEER\" -t 5 -J > $work/iperf3.json" 2>"$work/summary" \
+  || fail "nicsim emulate exited $?: $(head -c 2000 "$work/iperf3.json" 2>/dev/null) $(cat "$work/summary")"
 bps=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["end"]["sum_received"]["bits_per_second"])' "$work/iperf3.json")
 echo "iperf3 receiver goodput: $bps bit/s"
 awk -v b="$bps" 'BEGIN { exit !(b >= 90e6 && b <= 100e6) }' \
-  || fail "iperf3 goodput $bps bit/s is outside 90-100 Mbit/s"
+  || fail "iperf3 goodput $bps bit/s is outside 90-100 Mbit/s; emulator summary:
+$(grep -v '^nicsim: not emulated' "$work/summary")"
 echo "ok"

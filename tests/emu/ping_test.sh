@@ -11,15 +11,19 @@ src=$2
 emu_require_root
 emu_require_tools ping
 
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
 for io in packet tap; do
-  out=$("$nicsim" emulate "$src/scenarios/examples/100mbit-5ms.toml" --quiet --io "$io" \
-          -- sh -c 'ping -q -n -c 20 -i 0.05 -W 2 "$NICSIM_PEER"') \
-    || fail "[$io] nicsim emulate exited $? (ping's status): $out"
+  # On failure the emulator's own summary (timer error, lateness) is shown too.
+  fail_io() { fail "$* -- emulator summary: $(grep -v '^nicsim: not emulated' "$summary")"; }
+  out=$("$nicsim" emulate "$src/scenarios/examples/100mbit-5ms.toml" --io "$io" \
+          -- sh -c 'ping -q -n -c 20 -i 0.05 -W 2 "$NICSIM_PEER"' 2>"$summary") \
+    || fail_io "[$io] nicsim emulate exited $? (ping's status): $out"
   echo "[$io] $out" | tail -2
-  echo "$out" | grep -q " 0% packet loss" || fail "[$io] packets lost: $out"
+  echo "$out" | grep -q " 0% packet loss" || fail_io "[$io] packets lost: $out"
   avg=$(echo "$out" | sed -n 's|^rtt min/avg/max/mdev = [0-9.]*/\([0-9.]*\)/.*|\1|p')
-  [ -n "$avg" ] || fail "[$io] no rtt line in: $out"
+  [ -n "$avg" ] || fail_io "[$io] no rtt line in: $out"
   awk -v a="$avg" 'BEGIN { exit !(a >= 9.5 && a <= 10.5) }' \
-    || fail "[$io] average RTT $avg ms is outside 10 ± 0.5 ms"
+    || fail_io "[$io] average RTT $avg ms is outside 10 ± 0.5 ms: $out"
   echo "[$io] ok: average RTT $avg ms"
 done
