@@ -15,7 +15,10 @@ chmod 644 "$work/s.toml"
 cp -r "$src/presets" "$work/presets"
 chmod -R a+rX "$work/presets"
 export NICSIM_PRESETS="$work/presets"
-run=("$nicsim" emulate "$work/s.toml" -- true)
+# Nor the build tree: run a copy of the binary (it links only system libraries dynamically).
+cp "$nicsim" "$work/nicsim"
+chmod 755 "$work/nicsim"
+run=("$work/nicsim" emulate "$work/s.toml" -- true)
 if [ "$(id -u)" = 0 ]; then
   command -v setpriv >/dev/null || emu_skip "setpriv (util-linux) is not installed"
   run=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "${run[@]}")
