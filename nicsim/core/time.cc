@@ -12,11 +12,11 @@ std::ostream& operator<<(std::ostream& os, Duration d) {
   const int64_t mag = ns < 0 ? -ns : ns;
   char buf[48];
   if (mag >= 1'000'000'000) {
-    std::snprintf(buf, sizeof buf, "%.9gs", static_cast<double>(ns) * 1e-9);
+    std::snprintf(buf, sizeof buf, "%.9gs", d.to_seconds());
   } else if (mag >= 1'000'000) {
-    std::snprintf(buf, sizeof buf, "%.6gms", static_cast<double>(ns) * 1e-6);
+    std::snprintf(buf, sizeof buf, "%.6gms", d.to_ms());
   } else if (mag >= 1'000) {
-    std::snprintf(buf, sizeof buf, "%.3fus", static_cast<double>(ns) * 1e-3);
+    std::snprintf(buf, sizeof buf, "%.3fus", d.to_us());
   } else {
     std::snprintf(buf, sizeof buf, "%" PRId64 "ns", ns);
   }
