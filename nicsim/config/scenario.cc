@@ -113,10 +113,9 @@ TcpConfig read_tcp(TableReader& r) {
   if (auto v = r.opt_bool("ecn")) {
     t.ecn = *v;
   }
-  for (const auto& [key, out] : {std::pair<std::string_view, int64_t*>{"pacing_ss_ratio",
-                                                                       &t.pacing_ss_ratio},
-                                 std::pair<std::string_view, int64_t*>{"pacing_ca_ratio",
-                                                                       &t.pacing_ca_ratio}}) {
+  for (const auto& [key, out] :
+       {std::pair<std::string_view, int64_t*>{"pacing_ss_ratio", &t.pacing_ss_ratio},
+        std::pair<std::string_view, int64_t*>{"pacing_ca_ratio", &t.pacing_ca_ratio}}) {
     if (auto v = r.opt_int(key)) {
       if (*v < 1 || *v > 1000) {  // the sysctls accept 0..1000 (percent); 0 would stall TCP
         fail(r.key_location(key), r.key_path(key),
@@ -322,8 +321,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
       p.start = *s;
       last_written = "start";
     }
-    const auto at_least = [&](std::string_view key, Duration def, Duration min,
-                              const char* why) {
+    const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
       const std::optional<Duration> v = r.opt_duration(key);
       const Duration d = v.value_or(def);
       if (v && (key == "idle" || key == "load")) {
