@@ -24,7 +24,7 @@ void Engine::Wakeup::set(std::optional<Time> at) {
     ++engine_->stats_.rescheduled;
     engine_->rekey(pos_, t);
   } else {
-    engine_->push(Node{t, engine_->seq_++, p_, tag_, this});
+    engine_->push(Node{key_of(t, engine_->seq_++), p_, tag_, this});
   }
   armed_ = true;
 }
@@ -49,8 +49,7 @@ void Engine::remove(size_t pos) {
 
 void Engine::rekey(size_t pos, Time at) {
   Node n = heap_[pos];
-  n.at = at;
-  n.seq = seq_++;
+  n.key = key_of(at, seq_++);
   // The new sequence number is the largest, so the entry can only move up if its time did.
   if (pos > 0 && n.before(heap_[(pos - 1) / kArity])) {
     sift_up(pos, n);
@@ -95,15 +94,15 @@ void Engine::sift_down(size_t pos, Node n) {
 }
 
 bool Engine::step(Time until) {
-  if (heap_.empty() || heap_.front().at > until) {
+  if (heap_.empty() || time_of(heap_.front().key) > until) {
     return false;
   }
   const Node top = heap_.front();
-  now_ = top.at;
+  now_ = time_of(top.key);
   ++stats_.executed;
   if (top.wakeup == nullptr) {
     remove(0);
-    top.process->on_event(top.at, top.tag);
+    top.process->on_event(now_, top.tag);
     return true;
   }
   // A Wakeup fires with its entry left at the root: a set() from on_event re-keys it in place
@@ -111,7 +110,7 @@ bool Engine::step(Time until) {
   Wakeup& w = *top.wakeup;
   w.armed_ = false;
   w.firing_ = true;
-  w.p_->on_event(top.at, w.tag_);
+  w.p_->on_event(now_, w.tag_);
   w.firing_ = false;
   if (!w.armed_) {
     remove(w.pos_);
@@ -128,7 +127,7 @@ void Engine::run_until(Time until) {
 }
 
 std::optional<Time> Engine::next_time() const {
-  return heap_.empty() ? std::nullopt : std::optional<Time>(heap_.front().at);
+  return heap_.empty() ? std::nullopt : std::optional<Time>(time_of(heap_.front().key));
 }
 
 }  // namespace nicsim::sim

@@ -44,7 +44,7 @@ class Engine {
   Time now() const { return now_; }
   // Schedules `p->on_event(at, tag)`. `at` earlier than now() runs at now() (never back in time).
   void schedule(Time at, Process* p, uint64_t tag) {
-    push(Node{at < now_ ? now_ : at, seq_++, p, tag, nullptr});
+    push(Node{key_of(at < now_ ? now_ : at, seq_++), p, tag, nullptr});
     ++stats_.scheduled;
   }
   // Runs events in order until the queue is empty or the next event is after `until`; the
@@ -84,13 +84,23 @@ class Engine {
   };
 
  private:
+  // (time, sequence) as one unsigned 128-bit number, so a comparison is two machine compares:
+  // the time's sign bit flipped (order-preserving for any int64) above the sequence.
+  using Key = unsigned __int128;
+  static Key key_of(Time at, uint64_t seq) {
+    const uint64_t t = static_cast<uint64_t>(at.ns_since_epoch()) ^ (uint64_t{1} << 63);
+    return (static_cast<Key>(t) << 64) | seq;
+  }
+  static Time time_of(Key k) {
+    return Time::from_ns(
+        static_cast<int64_t>(static_cast<uint64_t>(k >> 64) ^ (uint64_t{1} << 63)));
+  }
   struct Node {
-    Time at;
-    uint64_t seq;
+    Key key;
     Process* process;
     uint64_t tag;
     Wakeup* wakeup;  // null for plain events
-    bool before(const Node& o) const { return at != o.at ? at < o.at : seq < o.seq; }
+    bool before(const Node& o) const { return key < o.key; }
   };
   static constexpr size_t kArity = 4;
 

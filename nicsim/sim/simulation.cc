@@ -172,9 +172,10 @@ struct Simulation::World {
     // receivers, then probing's probes. An endpoint's state changes only through calls made
     // while a host runs, and every such call marks it (touch_sender / touch_receiver), so
     // `due` is re-read only for marked endpoints and only they are drained of output.
-    std::vector<Time> due;  // each endpoint's next time; Time::max(): none
-    IndexSet retime;        // endpoints whose `due` must be re-read
-    IndexSet may_output;    // TCP endpoints that may have segments queued for the NIC
+    std::vector<Time> due;       // each endpoint's next time; Time::max(): none
+    Time due_min = Time::max();  // the earliest of `due` (as of the last refresh_due)
+    IndexSet retime;             // endpoints whose `due` must be re-read
+    IndexSet may_output;         // TCP endpoints that may have segments queued for the NIC
 
     void deliver(Packet&& frame, Time now) override {
       delivered.push_back(Delivered{std::move(frame), now});
@@ -533,14 +534,24 @@ struct Simulation::World {
     return p.next_send < p.stop ? p.next_send : Time::max();
   }
 
+  // Re-reads the marked endpoints' next times.
+  static void refresh_due(Host& h) {
+    if (h.retime.empty()) {
+      return;
+    }
+    h.retime.drain([&h](size_t e) { h.due[e] = endpoint_time(h, e); });
+    Time m = Time::max();
+    for (const Time d : h.due) {
+      m = min(m, d);
+    }
+    h.due_min = m;
+  }
+
   // The host's next wake-up: the earliest of its NIC's next event and its endpoints' next
   // times, none after the end of the run.
   std::optional<Time> next_time(Host& h) {
-    h.retime.drain([&h](size_t e) { h.due[e] = endpoint_time(h, e); });
-    Time t = h.nic->next_event().value_or(Time::max());
-    for (const Time d : h.due) {
-      t = min(t, d);
-    }
+    refresh_due(h);
+    const Time t = min(h.nic->next_event().value_or(Time::max()), h.due_min);
     std::optional<Time> result = t > end ? std::nullopt : std::optional<Time>(t);
     if (options.check_wakeups && result != scan_next_time(h)) {
       throw std::logic_error("simulation: cached wake-up of host '" + h.name +
@@ -617,10 +628,12 @@ struct Simulation::World {
     }
     // Endpoints due now, in endpoint order (running one never changes another's next time:
     // NIC callbacks are queued). A flow started by the peer may have marked a receiver here.
-    h.retime.drain([&h](size_t e) { h.due[e] = endpoint_time(h, e); });
-    for (size_t e = 0; e < h.due.size(); ++e) {
-      if (h.due[e] <= now) {
-        run_endpoint(h, e, now);
+    refresh_due(h);
+    if (h.due_min <= now) {
+      for (size_t e = 0; e < h.due.size(); ++e) {
+        if (h.due[e] <= now) {
+          run_endpoint(h, e, now);
+        }
       }
     }
     // Queued NIC callbacks and TCP outputs, until nothing is left.
