@@ -1,0 +1,200 @@
+// gnuplot jobs for `nicsim plot` (plot_gnuplot.h). gnuplot 5.4 commands only (Debian 12
+// gnuplot-nox): pngcairo / svg terminals, `set datafile missing`, `with labels`, y2 axis.
+
+#include "nicsim/report/plot_gnuplot.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nicsim/report/export_csv.h"
+#include "nicsim/report/export_flent.h"
+#include "nicsim/report/run_summary.h"
+
+namespace nicsim::report {
+
+namespace {
+
+std::string terminal(PlotFormat f) {
+  return f == PlotFormat::kPng
+             ? "set terminal pngcairo size 1000,600 noenhanced font 'sans,10'\n"
+             : "set terminal svg size 1000,600 dynamic noenhanced font 'sans,10'\n";
+}
+
+std::string num(double v) { return csv_number(v); }
+
+std::string run_title(const PlotRun& pr) {
+  const Run& r = *pr.run;
+  return pr.file + ": " + r.backend + (r.label.empty() ? "" : " " + r.label);
+}
+
+std::string path_in(const std::string& dir, const std::string& name) {
+  return dir.empty() ? name : dir + "/" + name;
+}
+
+// Extension point for run phases (rrul): vertical lines at phase boundaries.
+std::string phase_marks(const Run& run) {
+  (void)run;
+  return "";
+}
+
+GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& output,
+                      const std::string& dir) {
+  const Run& r = *pr.run;
+  if (r.intervals.empty()) {
+    throw ExportError("run '" + r.label + "' has no intervals: nothing to plot over time");
+  }
+  std::string data = "# mid_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n";
+  bool any_latency = false;
+  for (const Interval& iv : r.intervals) {
+    double sum = 0;
+    for (const auto& entry : iv.latency_ms) {
+      sum += entry.second;
+    }
+    const bool has = !iv.latency_ms.empty();
+    any_latency = any_latency || has;
+    data += num((iv.start_s + iv.end_s) / 2) + " " +
+            num(iv.directions.a_to_b.bits_per_second / 1e6) + " " +
+            num(iv.directions.b_to_a.bits_per_second / 1e6) + " " +
+            (has ? num(sum / static_cast<double>(iv.latency_ms.size())) : "?") + "\n";
+  }
+  const std::string file = path_in(dir, "totals.dat");
+  std::string s = terminal(format);
+  s += "set output " + gnuplot_quote(output) + "\n";
+  s += "set datafile missing '?'\n";
+  s += "set title " + gnuplot_quote("Throughput and latency over time - " + run_title(pr)) + "\n";
+  s += "set xlabel 'time (s)'\nset ylabel 'throughput (Mbit/s)'\n";
+  s += "set yrange [0:*]\nset grid\nset key outside bottom center horizontal\n";
+  s += phase_marks(r);
+  std::string plot = "plot " + gnuplot_quote(file) +
+                     " using 1:2 with lines lw 2 title 'a->b (upload)', " + gnuplot_quote(file) +
+                     " using 1:3 with lines lw 2 title 'b->a (download)'";
+  if (any_latency) {
+    s += "set y2label 'latency (ms)'\nset y2range [0:*]\nset y2tics\nset ytics nomirror\n";
+    plot += ", " + gnuplot_quote(file) +
+            " using 1:4 axes x1y2 with lines lw 1.5 title 'latency: mean of probes (ms)'";
+  }
+  s += plot + "\n";
+  return {s, {{"totals.dat", data}}};
+}
+
+// Extension point for probe samples (ProbeSeries): the RTTs of every received sample.
+std::vector<double> probe_samples(const ProbeLatency& p) {
+  (void)p;
+  return {};
+}
+
+GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& output,
+                   const std::string& dir) {
+  const Run& r = *pr.run;
+  GnuplotJob job;
+  std::string plot;
+  size_t k = 0;
+  for (const auto& [name, p] : r.latency_ms) {
+    std::vector<double> v = probe_samples(p);
+    if (v.empty()) {
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    std::string data = "# rtt_ms fraction_at_or_below\n";
+    const double n = static_cast<double>(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      data += num(v[i]) + " " + num(static_cast<double>(i + 1) / n) + "\n";
+    }
+    const std::string fname = "cdf" + std::to_string(k++) + ".dat";
+    job.data_files.push_back({fname, data});
+    plot += std::string(plot.empty() ? "plot " : ", ") + gnuplot_quote(path_in(dir, fname)) +
+            " using 1:2 with steps lw 2 title " +
+            gnuplot_quote(name + " (" + p.kind + ", n=" + std::to_string(v.size()) + ")");
+  }
+  if (plot.empty()) {
+    throw ExportError("run '" + r.label +
+                      "' has no latency samples (probe series): nothing to draw a CDF from");
+  }
+  std::string s = terminal(format);
+  s += "set output " + gnuplot_quote(output) + "\n";
+  s += "set title " + gnuplot_quote("Latency CDF (RTT) - " + run_title(pr)) + "\n";
+  s += "set xlabel 'round-trip time (ms)'\nset ylabel 'fraction of samples'\n";
+  s += "set yrange [0:1]\nset grid\nset key bottom right\n";
+  job.script = s + plot + "\n";
+  return job;
+}
+
+GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
+                       const std::string& output, const std::string& dir) {
+  std::vector<RunSummary> sums;
+  bool induced = true;
+  for (const PlotRun& pr : runs) {
+    sums.push_back(summarize(*pr.run));
+    induced = induced && sums.back().induced_latency_ms.has_value();
+  }
+  std::string data = "# label latency_ms a->b_Mbit/s b->a_Mbit/s\n";
+  size_t points = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunSummary& s = sums[i];
+    const std::optional<double> x = induced ? s.induced_latency_ms : s.p99_ms;
+    if (!x) {
+      continue;
+    }
+    std::string label = runs.size() > 1 && runs[i].file != runs[0].file
+                            ? runs[i].file + " " + s.backend + " " + s.label
+                            : s.backend + " " + s.label;
+    std::replace(label.begin(), label.end(), '"', '\'');
+    data += "\"" + label + "\" " + num(*x) + " " + num(s.goodput_bps.a_to_b / 1e6) + " " +
+            num(s.goodput_bps.b_to_a / 1e6) + "\n";
+    ++points;
+  }
+  if (points == 0) {
+    throw ExportError("no run has probe latency: nothing to compare");
+  }
+  const std::string f = gnuplot_quote(path_in(dir, "compare.dat"));
+  std::string s = terminal(format);
+  s += "set output " + gnuplot_quote(output) + "\n";
+  s += "set title " +
+       gnuplot_quote(std::string("Goodput vs ") +
+                     (induced ? "induced latency" : "p99 RTT of the main probe") + " per run") +
+       "\n";
+  s += std::string("set xlabel '") +
+       (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
+  s += "set ylabel 'goodput (Mbit/s)'\nset xrange [0:*]\nset yrange [0:*]\nset offsets 0, graph "
+       "0.15, graph 0.1, 0\nset grid\nset key outside bottom center horizontal\n";
+  s += "plot " + f + " using 2:3 with points pt 7 ps 1.5 title 'a->b (upload)', " + f +
+       " using 2:4 with points pt 5 ps 1.5 title 'b->a (download)', " + f +
+       " using 2:3:1 with labels left offset 1,0.6 font ',8' notitle, " + f +
+       " using 2:4:1 with labels left offset 1,-0.6 font ',8' notitle\n";
+  return {s, {{"compare.dat", data}}};
+}
+
+}  // namespace
+
+std::string gnuplot_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c == '\'' ? "''" : std::string(1, c);
+    }
+  }
+  return out + "'";
+}
+
+GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, PlotFormat format,
+                       const std::string& output, const std::string& data_dir) {
+  if (runs.empty()) {
+    throw ExportError("no run to plot");
+  }
+  switch (kind) {
+    case PlotKind::kTotals:
+      return totals_job(runs.front(), format, output, data_dir);
+    case PlotKind::kCdf:
+      return cdf_job(runs.front(), format, output, data_dir);
+    case PlotKind::kCompare:
+      return compare_job(runs, format, output, data_dir);
+  }
+  throw ExportError("unknown plot kind");
+}
+
+}  // namespace nicsim::report
