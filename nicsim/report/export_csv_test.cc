@@ -54,7 +54,7 @@ TEST(Csv, TablesOfTheFullSample) {
             "param:hosts.a.nic.bql,param:wire.rate,param:hosts.a.nic.tx_ring,"
             "param:hosts.a.tcp.pacing_ratio");
   EXPECT_EQ(runs[2].rfind("1,bql=true rate=1Gbit,sim,42,2,", 0), 0u) << runs[2];
-  EXPECT_EQ(runs[2].substr(runs[2].size() - 21), ",,,,true,1Gbit,256,1.5");
+  EXPECT_EQ(runs[2].substr(runs[2].size() - 22), ",,,,true,1Gbit,256,1.5");
 
   // intervals: 2 runs x 2 intervals x 2 directions
   const std::vector<std::string> iv = lines(table(ts, "intervals.csv").text);

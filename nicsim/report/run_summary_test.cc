@@ -8,7 +8,7 @@ namespace nicsim::report {
 namespace {
 
 TEST(RunSummary, MainProbePrefersIcmpThenFirstName) {
-  Run r = samples::full_sample_results().runs[0];
+  report::Run r = samples::full_sample_results().runs[0];
   ASSERT_NE(main_probe(r), nullptr);
   EXPECT_EQ(main_probe(r)->first, "ping");
   r.latency_ms.erase("ping");
@@ -18,7 +18,7 @@ TEST(RunSummary, MainProbePrefersIcmpThenFirstName) {
 }
 
 TEST(RunSummary, SummaryTakesGoodputAndMainProbePercentiles) {
-  const Run r = samples::full_sample_results().runs[1];
+  const report::Run r = samples::full_sample_results().runs[1];
   const RunSummary s = summarize(r);
   EXPECT_EQ(s.label, "bql=true rate=1Gbit");
   EXPECT_EQ(s.goodput_bps, r.goodput_bps);
@@ -34,9 +34,9 @@ TEST(RunSummary, CompareTableAlignsColumns) {
   const std::string want =
       "file    run                   backend  a->b Mbit/s  b->a Mbit/s  probe  p50 ms  p99 ms  "
       "induced ms  grade  RPM\n"
-      "a.json  bql=false rate=1Gbit  sim             7.95        23.85  ping   0.401   0.553  "
+      "a.json  bql=false rate=1Gbit  sim             7.95        23.86  ping    0.401   0.553  "
       "         -  -        -\n"
-      "b.json  bql=true rate=1Gbit   sim             7.95        23.85  ping   0.401   0.553  "
+      "b.json  bql=true rate=1Gbit   sim             7.95        23.86  ping    0.401   0.553  "
       "         -  -        -\n";
   EXPECT_EQ(t, want);
 }
