@@ -40,41 +40,68 @@ std::string phase_marks(const Run& run) {
   return "";
 }
 
+// Directions that carried traffic (a direction without flows would only draw a zero line).
+std::vector<Direction> busy_directions(const Run& r) {
+  std::vector<Direction> out;
+  for (Direction d : kDirections) {
+    if (!r.transfer[d].flows.empty()) {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::string direction_title(Direction d) {
+  return d == Direction::kAtoB ? "a->b (upload)" : "b->a (download)";
+}
+
 GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& output,
                       const std::string& dir) {
   const Run& r = *pr.run;
   if (r.intervals.empty()) {
     throw ExportError("run '" + r.label + "' has no intervals: nothing to plot over time");
   }
-  std::string data = "# mid_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n";
+  // One row per interval at its start, drawn `with steps` so each value spans its interval;
+  // a last row at the end of the last interval closes the final step.
+  std::string data = "# start_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n";
   bool any_latency = false;
-  for (const Interval& iv : r.intervals) {
+  const auto row = [&](double t, const Interval& iv) {
     double sum = 0;
     for (const auto& entry : iv.latency_ms) {
       sum += entry.second;
     }
     const bool has = !iv.latency_ms.empty();
     any_latency = any_latency || has;
-    data += num((iv.start_s + iv.end_s) / 2) + " " +
-            num(iv.directions.a_to_b.bits_per_second / 1e6) + " " +
+    data += num(t) + " " + num(iv.directions.a_to_b.bits_per_second / 1e6) + " " +
             num(iv.directions.b_to_a.bits_per_second / 1e6) + " " +
             (has ? num(sum / static_cast<double>(iv.latency_ms.size())) : "?") + "\n";
+  };
+  for (const Interval& iv : r.intervals) {
+    row(iv.start_s, iv);
   }
-  const std::string file = path_in(dir, "totals.dat");
+  row(r.intervals.back().end_s, r.intervals.back());
+  const std::string file = gnuplot_quote(path_in(dir, "totals.dat"));
   std::string s = terminal(format);
   s += "set output " + gnuplot_quote(output) + "\n";
   s += "set datafile missing '?'\n";
   s += "set title " + gnuplot_quote("Throughput and latency over time - " + run_title(pr)) + "\n";
   s += "set xlabel 'time (s)'\nset ylabel 'throughput (Mbit/s)'\n";
-  s += "set yrange [0:*]\nset grid\nset key outside bottom center horizontal\n";
+  s += "set xrange [" + num(r.intervals.front().start_s) + ":" + num(r.intervals.back().end_s) +
+       "]\nset yrange [0:*]\nset grid\nset key outside bottom center horizontal\n";
   s += phase_marks(r);
-  std::string plot = "plot " + gnuplot_quote(file) +
-                     " using 1:2 with lines lw 2 title 'a->b (upload)', " + gnuplot_quote(file) +
-                     " using 1:3 with lines lw 2 title 'b->a (download)'";
+  std::string plot;
+  for (Direction d : busy_directions(r)) {
+    plot += std::string(plot.empty() ? "plot " : ", ") + file + " using 1:" +
+            (d == Direction::kAtoB ? "2" : "3") + " with steps lw 2 title " +
+            gnuplot_quote(direction_title(d));
+  }
   if (any_latency) {
     s += "set y2label 'latency (ms)'\nset y2range [0:*]\nset y2tics\nset ytics nomirror\n";
-    plot += ", " + gnuplot_quote(file) +
-            " using 1:4 axes x1y2 with lines lw 1.5 title 'latency: mean of probes (ms)'";
+    plot += std::string(plot.empty() ? "plot " : ", ") + file +
+            " using 1:4 axes x1y2 with steps lw 1.5 title 'latency: mean of the probes (ms)'";
+  }
+  if (plot.empty()) {
+    throw ExportError("run '" + r.label + "' has neither traffic nor probes: nothing to plot");
   }
   s += plot + "\n";
   return {s, {{"totals.dat", data}}};
@@ -126,44 +153,61 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
                        const std::string& output, const std::string& dir) {
   std::vector<RunSummary> sums;
   bool induced = true;
+  std::vector<Direction> dirs;
   for (const PlotRun& pr : runs) {
     sums.push_back(summarize(*pr.run));
     induced = induced && sums.back().induced_latency_ms.has_value();
+    for (Direction d : busy_directions(*pr.run)) {
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) {
+        dirs.push_back(d);
+      }
+    }
   }
-  std::string data = "# label latency_ms a->b_Mbit/s b->a_Mbit/s\n";
-  size_t points = 0;
+  std::sort(dirs.begin(), dirs.end());
+  // One row per run (row i = run i); each run is one colour, each direction one point type.
+  std::string data = "# latency_ms a->b_Mbit/s b->a_Mbit/s\n";
+  std::string plot;
+  const bool several_files =
+      std::any_of(runs.begin(), runs.end(), [&](const PlotRun& p) { return p.file != runs[0].file; });
+  size_t row = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSummary& s = sums[i];
     const std::optional<double> x = induced ? s.induced_latency_ms : s.p99_ms;
     if (!x) {
       continue;
     }
-    std::string label = runs.size() > 1 && runs[i].file != runs[0].file
-                            ? runs[i].file + " " + s.backend + " " + s.label
-                            : s.backend + " " + s.label;
-    std::replace(label.begin(), label.end(), '"', '\'');
-    data += "\"" + label + "\" " + num(*x) + " " + num(s.goodput_bps.a_to_b / 1e6) + " " +
+    data += num(*x) + " " + num(s.goodput_bps.a_to_b / 1e6) + " " +
             num(s.goodput_bps.b_to_a / 1e6) + "\n";
-    ++points;
+    const std::string name = (several_files ? runs[i].file + " " : std::string()) + s.backend +
+                             (s.label.empty() ? "" : " " + s.label);
+    for (Direction d : dirs) {
+      plot += std::string(plot.empty() ? "plot " : ", ") +
+              gnuplot_quote(path_in(dir, "compare.dat")) + " every ::" + std::to_string(row) +
+              "::" + std::to_string(row) + " using 1:" + (d == Direction::kAtoB ? "2" : "3") +
+              " with points pt " + (d == Direction::kAtoB ? "7" : "5") + " ps 1.8 lc " +
+              std::to_string(i + 1) + " title " +
+              gnuplot_quote(name + (d == Direction::kAtoB ? " a->b" : " b->a"));
+    }
+    ++row;
   }
-  if (points == 0) {
+  if (row == 0) {
     throw ExportError("no run has probe latency: nothing to compare");
   }
-  const std::string f = gnuplot_quote(path_in(dir, "compare.dat"));
+  if (plot.empty()) {
+    throw ExportError("no run carried traffic: no goodput to compare");
+  }
   std::string s = terminal(format);
   s += "set output " + gnuplot_quote(output) + "\n";
   s += "set title " +
        gnuplot_quote(std::string("Goodput vs ") +
-                     (induced ? "induced latency" : "p99 RTT of the main probe") + " per run") +
+                     (induced ? "induced latency" : "p99 RTT of the main probe") +
+                     " per run (circle: a->b upload, square: b->a download)") +
        "\n";
   s += std::string("set xlabel '") +
        (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
-  s += "set ylabel 'goodput (Mbit/s)'\nset xrange [0:*]\nset yrange [0:*]\nset offsets 0, graph "
-       "0.15, graph 0.1, 0\nset grid\nset key outside bottom center horizontal\n";
-  s += "plot " + f + " using 2:3 with points pt 7 ps 1.5 title 'a->b (upload)', " + f +
-       " using 2:4 with points pt 5 ps 1.5 title 'b->a (download)', " + f +
-       " using 2:3:1 with labels left offset 1,0.6 font ',8' notitle, " + f +
-       " using 2:4:1 with labels left offset 1,-0.6 font ',8' notitle\n";
+  s += "set ylabel 'goodput (Mbit/s)'\nset xrange [0:*]\nset yrange [0:*]\n"
+       "set offsets 0, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
+  s += plot + "\n";
   return {s, {{"compare.dat", data}}};
 }
 

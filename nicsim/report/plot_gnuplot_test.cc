@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "nicsim/report/export_csv.h"
 #include "nicsim/report/export_flent.h"
 #include "nicsim/report/sample_results.h"
 
@@ -25,15 +26,21 @@ TEST(Gnuplot, TotalsScriptAndData) {
                                      PlotFormat::kPng, "/o/t.png", "/d");
   EXPECT_TRUE(contains(job.script, "set terminal pngcairo"));
   EXPECT_TRUE(contains(job.script, "set output '/o/t.png'"));
-  EXPECT_TRUE(contains(job.script, "'/d/totals.dat' using 1:2 with lines"));
+  EXPECT_TRUE(contains(job.script, "'/d/totals.dat' using 1:2 with steps lw 2 title 'a->b (upload)'"));
+  EXPECT_TRUE(contains(job.script, "'/d/totals.dat' using 1:3 with steps lw 2 title 'b->a (download)'"));
+  EXPECT_TRUE(contains(job.script, "set xrange [0:2]"));
   EXPECT_TRUE(contains(job.script, "using 1:4 axes x1y2"));
   ASSERT_EQ(job.data_files.size(), 1u);
   EXPECT_EQ(job.data_files[0].first, "totals.dat");
-  // mid time, a->b Mbit/s, b->a Mbit/s, mean of the probes' interval means (ping only at k=0)
-  EXPECT_TRUE(contains(job.data_files[0].second, "\n0.5 8.000008 8.000008 0.1\n"))
-      << job.data_files[0].second;
-  EXPECT_TRUE(contains(job.data_files[0].second,
-                       "\n1.5 8.016008 8.016008 " + std::to_string(0).substr(0, 0)));
+  // interval start, a->b Mbit/s, b->a Mbit/s, mean of the probes' interval means; the last
+  // interval repeated at its end closes the step. Interval 0 has ping only (0.1 ms); interval 1
+  // has ping (0.1 + 1/3) and udp_ef (1/3).
+  const std::string mean1 = csv_number((0.1 + 1 / 3.0 + 1 / 3.0) / 2);
+  EXPECT_EQ(job.data_files[0].second,
+            "# start_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n"
+            "0 8.000008 8.000008 0.1\n"
+            "1 8.016008 8.016008 " + mean1 + "\n"
+            "2 8.016008 8.016008 " + mean1 + "\n");
 }
 
 TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
@@ -44,9 +51,15 @@ TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
   EXPECT_TRUE(contains(job.script, "set terminal svg"));
   EXPECT_TRUE(contains(job.script, "p99 round-trip time (ms)"));
   ASSERT_EQ(job.data_files.size(), 1u);
-  const std::string p99 = std::to_string(res.runs[0].latency_ms.at("ping").rtt.p99);
-  EXPECT_TRUE(contains(job.data_files[0].second, "\"sim bql=false rate=1Gbit\" 0.55"))
-      << job.data_files[0].second;
+  // one row per run: p99 of the main probe (ping), goodput a->b and b->a in Mbit/s
+  const report::Run& r0 = res.runs[0];
+  const std::string row0 = csv_number(r0.latency_ms.at("ping").rtt.p99) + " " +
+                           csv_number(r0.goodput_bps.a_to_b / 1e6) + " " +
+                           csv_number(r0.goodput_bps.b_to_a / 1e6) + "\n";
+  EXPECT_TRUE(contains(job.data_files[0].second, "\n" + row0)) << job.data_files[0].second;
+  EXPECT_TRUE(contains(job.script, "every ::1::1 using 1:3 with points pt 5 ps 1.8 lc 2 title "
+                                   "'sim bql=true rate=1Gbit b->a'"))
+      << job.script;
 }
 
 TEST(Gnuplot, CdfNeedsProbeSamples) {
