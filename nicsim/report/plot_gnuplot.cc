@@ -65,6 +65,8 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   // a last row at the end of the last interval closes the final step.
   std::string data = "# start_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n";
   bool any_latency = false;
+  double max_mbit = 0;
+  double max_ms = 0;
   const auto row = [&](double t, const Interval& iv) {
     double sum = 0;
     for (const auto& entry : iv.latency_ms) {
@@ -72,6 +74,12 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
     }
     const bool has = !iv.latency_ms.empty();
     any_latency = any_latency || has;
+    if (has) {
+      max_ms = std::max(max_ms, sum / static_cast<double>(iv.latency_ms.size()));
+    }
+    for (Direction d : busy_directions(r)) {
+      max_mbit = std::max(max_mbit, iv.directions[d].bits_per_second / 1e6);
+    }
     data += num(t) + " " + num(iv.directions.a_to_b.bits_per_second / 1e6) + " " +
             num(iv.directions.b_to_a.bits_per_second / 1e6) + " " +
             (has ? num(sum / static_cast<double>(iv.latency_ms.size())) : "?") + "\n";
@@ -87,7 +95,10 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   s += "set title " + gnuplot_quote("Throughput and latency over time - " + run_title(pr)) + "\n";
   s += "set xlabel 'time (s)'\nset ylabel 'throughput (Mbit/s)'\n";
   s += "set xrange [" + num(r.intervals.front().start_s) + ":" + num(r.intervals.back().end_s) +
-       "]\nset yrange [0:*]\nset grid\nset key outside bottom center horizontal\n";
+       "]\n";
+  // 10 % headroom so a line at the maximum does not run along the frame.
+  s += max_mbit > 0 ? "set yrange [0:" + num(max_mbit * 1.1) + "]\n" : "set yrange [0:*]\n";
+  s += "set grid\nset key outside bottom center horizontal\n";
   s += phase_marks(r);
   std::string plot;
   for (Direction d : busy_directions(r)) {
@@ -96,7 +107,9 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
             gnuplot_quote(direction_title(d));
   }
   if (any_latency) {
-    s += "set y2label 'latency (ms)'\nset y2range [0:*]\nset y2tics\nset ytics nomirror\n";
+    s += "set y2label 'latency (ms)'\n";
+    s += max_ms > 0 ? "set y2range [0:" + num(max_ms * 1.1) + "]\n" : "set y2range [0:*]\n";
+    s += "set y2tics\nset ytics nomirror\n";
     plot += std::string(plot.empty() ? "plot " : ", ") + file +
             " using 1:4 axes x1y2 with steps lw 1.5 title 'latency: mean of the probes (ms)'";
   }
