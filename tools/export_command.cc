@@ -80,8 +80,8 @@ int write_exports(const report::Results& results, const std::optional<std::strin
       return 2;
     }
     for (size_t i : picked) {
-      const std::string path = report::flent_file_name(*flent_out, i, picked.size(),
-                                                       results.runs[i].label);
+      const std::string path =
+          report::flent_file_name(*flent_out, i, picked.size(), results.runs[i].label);
       std::string gz;
       try {
         gz = report::gzip_compress(report::flent_json(results, i));
@@ -133,9 +133,10 @@ int export_command(int argc, char** argv) {
     }
   }
   if (input.empty() || (!csv && !flent)) {
-    std::fprintf(stderr, "nicsim export: %s\n%s",
-                 input.empty() ? "missing the results file" : "nothing to do: give --csv or --flent",
-                 kExportUsage);
+    std::fprintf(
+        stderr, "nicsim export: %s\n%s",
+        input.empty() ? "missing the results file" : "nothing to do: give --csv or --flent",
+        kExportUsage);
     return 2;
   }
   report::Results results;

@@ -91,10 +91,20 @@ std::vector<std::string> param_keys(const Results& results) {
 
 CsvTable runs_table(const Results& results) {
   const std::vector<std::string> keys = param_keys(results);
-  std::vector<std::string> columns = {
-      "run",         "label",         "backend",         "seed",          "duration_s",
-      "goodput_a_to_b_bps", "goodput_b_to_a_bps", "retransmits", "main_probe", "main_p50_ms",
-      "main_p99_ms", "induced_latency_ms", "grade",     "rpm"};
+  std::vector<std::string> columns = {"run",
+                                      "label",
+                                      "backend",
+                                      "seed",
+                                      "duration_s",
+                                      "goodput_a_to_b_bps",
+                                      "goodput_b_to_a_bps",
+                                      "retransmits",
+                                      "main_probe",
+                                      "main_p50_ms",
+                                      "main_p99_ms",
+                                      "induced_latency_ms",
+                                      "grade",
+                                      "rpm"};
   for (const std::string& k : keys) {
     columns.push_back("param:" + k);
   }
@@ -145,9 +155,9 @@ std::string flow_name(const Run& run, Direction d, int64_t id) {
 }
 
 CsvTable flow_intervals_table(const Results& results) {
-  Table t("flow_intervals.csv", {"run", "label", "start_s", "end_s", "direction", "flow_id",
-                                 "flow_name", "bytes", "bits_per_second", "retransmits",
-                                 "cwnd_bytes"});
+  Table t("flow_intervals.csv",
+          {"run", "label", "start_s", "end_s", "direction", "flow_id", "flow_name", "bytes",
+           "bits_per_second", "retransmits", "cwnd_bytes"});
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     for (const Interval& iv : r.intervals) {
@@ -205,9 +215,9 @@ CsvTable probes_table(const Results& results) {
 }
 
 CsvTable queues_table(const Results& results) {
-  Table t("queues.csv", {"run", "label", "host", "time_s", "qdisc_bytes", "qdisc_packets",
-                         "ring_bytes", "ring_packets", "bql_limit_bytes", "bql_inflight_bytes",
-                         "device_fifo_bytes"});
+  Table t("queues.csv",
+          {"run", "label", "host", "time_s", "qdisc_bytes", "qdisc_packets", "ring_bytes",
+           "ring_packets", "bql_limit_bytes", "bql_inflight_bytes", "device_fifo_bytes"});
   const auto cell = [](const std::vector<uint64_t>& c, size_t k) {
     return k < c.size() ? std::to_string(c[k]) : std::string();
   };
@@ -252,8 +262,9 @@ std::string csv_number(double v) {
 }
 
 std::vector<CsvTable> csv_tables(const Results& results) {
-  return {runs_table(results),           intervals_table(results), flow_intervals_table(results),
-          interval_latency_table(results), probes_table(results),   queues_table(results)};
+  return {runs_table(results),           intervals_table(results),
+          flow_intervals_table(results), interval_latency_table(results),
+          probes_table(results),         queues_table(results)};
 }
 
 }  // namespace nicsim::report

@@ -59,7 +59,8 @@ TEST(Csv, TablesOfTheFullSample) {
   // intervals: 2 runs x 2 intervals x 2 directions
   const std::vector<std::string> iv = lines(table(ts, "intervals.csv").text);
   ASSERT_EQ(iv.size(), 9u);
-  EXPECT_EQ(iv[0], "run,label,start_s,end_s,direction,bytes,bits_per_second,retransmits,cwnd_bytes");
+  EXPECT_EQ(iv[0],
+            "run,label,start_s,end_s,direction,bytes,bits_per_second,retransmits,cwnd_bytes");
   EXPECT_EQ(iv[1], "0,bql=false rate=1Gbit,0,1,a->b,1000001,8000008,0,43440");
   // flows: x 2 flows each
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text).size(), 17u);

@@ -253,7 +253,8 @@ std::string flent_json(const Results& results, size_t run_index) {
       col.push_back(it == iv.latency_ms.end() ? Json(nullptr) : number_or_null(it->second));
     }
     res[ref.series] = std::move(col);
-    Json meta = Json{{"UNITS", "ms"}, {"NICSIM_PROBE", ref.probe}, {"NICSIM_KIND", ref.latency->kind}};
+    Json meta =
+        Json{{"UNITS", "ms"}, {"NICSIM_PROBE", ref.probe}, {"NICSIM_KIND", ref.latency->kind}};
     const LatencyStats& s = ref.latency->rtt;
     meta["PACKETS_SENT"] = s.count + s.lost;
     meta["PACKETS_RECEIVED"] = s.count;
@@ -290,15 +291,14 @@ std::string flent_json(const Results& results, size_t run_index) {
   metadata["TEST_PARAMETERS"] = std::move(tp);
   metadata["SERIES_META"] = std::move(series_meta);
   metadata["FAILED_RUNNERS"] = Json::array();
-  metadata["NICSIM"] = Json{{"version", results.meta.nicsim_version},
-                            {"git_commit", results.meta.git_commit
-                                               ? Json(*results.meta.git_commit)
-                                               : Json(nullptr)},
-                            {"backend", run.backend},
-                            {"seed", run.seed},
-                            {"label", run.label},
-                            {"params", std::move(params)},
-                            {"duration_s", run.duration_s}};
+  metadata["NICSIM"] =
+      Json{{"version", results.meta.nicsim_version},
+           {"git_commit", results.meta.git_commit ? Json(*results.meta.git_commit) : Json(nullptr)},
+           {"backend", run.backend},
+           {"seed", run.seed},
+           {"label", run.label},
+           {"params", std::move(params)},
+           {"duration_s", run.duration_s}};
 
   Json doc = Json::object();
   doc["version"] = kFlentFileFormatVersion;
@@ -345,8 +345,8 @@ std::string flent_file_name(const std::string& out, size_t run_index, size_t run
   // flent's own rule for titles in file names (resultset.py _gen_filename): [^A-Za-z0-9-] -> _
   std::string safe;
   for (char c : label) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '-';
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
     safe += ok ? c : '_';
   }
   return stem + "-" + std::to_string(run_index + 1) + (safe.empty() ? "" : "-" + safe) + suffix;

@@ -81,8 +81,8 @@ class StrictSax {
   struct Frame {
     bool object = false;
     std::set<std::string> keys;
-    std::string key;    // object: the key being read
-    size_t index = 0;   // array: elements started so far
+    std::string key;   // object: the key being read
+    size_t index = 0;  // array: elements started so far
   };
 
   // A value (or a container) starts at the current position.
@@ -95,7 +95,8 @@ class StrictSax {
   bool open(bool object) {
     value();
     if (frames_.size() >= kMaxDepth) {
-      error_ = path(frames_.size()) + ": nesting deeper than " + std::to_string(kMaxDepth) + " levels";
+      error_ =
+          path(frames_.size()) + ": nesting deeper than " + std::to_string(kMaxDepth) + " levels";
       return false;
     }
     frames_.push_back(Frame{object, {}, {}, 0});

@@ -102,8 +102,8 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   s += phase_marks(r);
   std::string plot;
   for (Direction d : busy_directions(r)) {
-    plot += std::string(plot.empty() ? "plot " : ", ") + file + " using 1:" +
-            (d == Direction::kAtoB ? "2" : "3") + " with steps lw 2 title " +
+    plot += std::string(plot.empty() ? "plot " : ", ") + file +
+            " using 1:" + (d == Direction::kAtoB ? "2" : "3") + " with steps lw 2 title " +
             gnuplot_quote(direction_title(d));
   }
   if (any_latency) {
@@ -180,8 +180,8 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
   // One row per run (row i = run i); each run is one colour, each direction one point type.
   std::string data = "# latency_ms a->b_Mbit/s b->a_Mbit/s\n";
   std::string plot;
-  const bool several_files =
-      std::any_of(runs.begin(), runs.end(), [&](const PlotRun& p) { return p.file != runs[0].file; });
+  const bool several_files = std::any_of(runs.begin(), runs.end(),
+                                         [&](const PlotRun& p) { return p.file != runs[0].file; });
   size_t row = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSummary& s = sums[i];

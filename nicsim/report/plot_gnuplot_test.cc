@@ -26,8 +26,10 @@ TEST(Gnuplot, TotalsScriptAndData) {
                                      PlotFormat::kPng, "/o/t.png", "/d");
   EXPECT_TRUE(contains(job.script, "set terminal pngcairo"));
   EXPECT_TRUE(contains(job.script, "set output '/o/t.png'"));
-  EXPECT_TRUE(contains(job.script, "'/d/totals.dat' using 1:2 with steps lw 2 title 'a->b (upload)'"));
-  EXPECT_TRUE(contains(job.script, "'/d/totals.dat' using 1:3 with steps lw 2 title 'b->a (download)'"));
+  EXPECT_TRUE(
+      contains(job.script, "'/d/totals.dat' using 1:2 with steps lw 2 title 'a->b (upload)'"));
+  EXPECT_TRUE(
+      contains(job.script, "'/d/totals.dat' using 1:3 with steps lw 2 title 'b->a (download)'"));
   EXPECT_TRUE(contains(job.script, "set xrange [0:2]"));
   EXPECT_TRUE(contains(job.script, "using 1:4 axes x1y2"));
   ASSERT_EQ(job.data_files.size(), 1u);
@@ -39,8 +41,11 @@ TEST(Gnuplot, TotalsScriptAndData) {
   EXPECT_EQ(job.data_files[0].second,
             "# start_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n"
             "0 8.000008 8.000008 0.1\n"
-            "1 8.016008 8.016008 " + mean1 + "\n"
-            "2 8.016008 8.016008 " + mean1 + "\n");
+            "1 8.016008 8.016008 " +
+                mean1 +
+                "\n"
+                "2 8.016008 8.016008 " +
+                mean1 + "\n");
 }
 
 TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
@@ -57,16 +62,17 @@ TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
                            csv_number(r0.goodput_bps.a_to_b / 1e6) + " " +
                            csv_number(r0.goodput_bps.b_to_a / 1e6) + "\n";
   EXPECT_TRUE(contains(job.data_files[0].second, "\n" + row0)) << job.data_files[0].second;
-  EXPECT_TRUE(contains(job.script, "every ::1::1 using 1:3 with points pt 5 ps 1.8 lc 2 title "
-                                   "'sim bql=true rate=1Gbit b->a'"))
+  EXPECT_TRUE(contains(job.script,
+                       "every ::1::1 using 1:3 with points pt 5 ps 1.8 lc 2 title "
+                       "'sim bql=true rate=1Gbit b->a'"))
       << job.script;
 }
 
 TEST(Gnuplot, CdfNeedsProbeSamples) {
   const Results res = samples::full_sample_results();
-  EXPECT_THROW((void)gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng,
-                                 "x.png", ""),
-               ExportError);
+  EXPECT_THROW(
+      (void)gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng, "x.png", ""),
+      ExportError);
 }
 
 }  // namespace

@@ -18,8 +18,8 @@
 #include "nicsim/report/plot_gnuplot.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using nicsim::report::ResultsFileError;
   using nicsim::report::Results;
+  using nicsim::report::ResultsFileError;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Results results;
   try {
@@ -50,8 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (auto kind : {nicsim::report::PlotKind::kTotals, nicsim::report::PlotKind::kCdf,
                         nicsim::report::PlotKind::kCompare}) {
         try {
-          (void)nicsim::report::gnuplot_job(kind, {pr}, nicsim::report::PlotFormat::kSvg,
-                                            "out.svg", "/tmp");
+          (void)nicsim::report::gnuplot_job(kind, {pr}, nicsim::report::PlotFormat::kSvg, "out.svg",
+                                            "/tmp");
         } catch (const nicsim::report::ExportError&) {
         }
       }

@@ -52,20 +52,18 @@ RunSummary summarize(const Run& run) {
 }
 
 std::string format_compare_table(const std::vector<CompareRow>& rows) {
-  const std::vector<std::string> header = {"file",       "run",       "backend",
-                                           "a->b Mbit/s", "b->a Mbit/s", "probe",
-                                           "p50 ms",     "p99 ms",    "induced ms",
-                                           "grade",      "RPM"};
+  const std::vector<std::string> header = {"file",        "run",   "backend", "a->b Mbit/s",
+                                           "b->a Mbit/s", "probe", "p50 ms",  "p99 ms",
+                                           "induced ms",  "grade", "RPM"};
   std::vector<std::vector<std::string>> cells;
   cells.push_back(header);
   for (const CompareRow& r : rows) {
     const RunSummary& s = r.summary;
-    cells.push_back({r.file, s.label.empty() ? "(single)" : s.label, s.backend,
-                     fixed(s.goodput_bps.a_to_b / 1e6, "%.2f"),
-                     fixed(s.goodput_bps.b_to_a / 1e6, "%.2f"), s.probe.empty() ? "-" : s.probe,
-                     fixed(s.p50_ms, "%.3f"), fixed(s.p99_ms, "%.3f"),
-                     fixed(s.induced_latency_ms, "%.3f"), s.grade.value_or("-"),
-                     fixed(s.rpm, "%.0f")});
+    cells.push_back(
+        {r.file, s.label.empty() ? "(single)" : s.label, s.backend,
+         fixed(s.goodput_bps.a_to_b / 1e6, "%.2f"), fixed(s.goodput_bps.b_to_a / 1e6, "%.2f"),
+         s.probe.empty() ? "-" : s.probe, fixed(s.p50_ms, "%.3f"), fixed(s.p99_ms, "%.3f"),
+         fixed(s.induced_latency_ms, "%.3f"), s.grade.value_or("-"), fixed(s.rpm, "%.0f")});
   }
   std::vector<size_t> width(header.size(), 0);
   for (const auto& row : cells) {
