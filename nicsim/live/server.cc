@@ -109,7 +109,7 @@ void Server::run(int stop_fd) {
       const uint64_t token = events[i].data.u64;
       if (token == kStopToken) {
         for (auto& [id, c] : conns_) {
-          close(*c, "server stopping");
+          close(*c, "");
         }
         conns_.clear();
         return;

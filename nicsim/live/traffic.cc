@@ -111,6 +111,10 @@ struct Flow {
   uint64_t last_bytes = 0;      // interval bookkeeping (receiver bytes at the last boundary)
   uint64_t last_retrans = 0;
   int64_t deadline = INT64_MAX;  // give up waiting for the server's End
+  // Receiver bytes at the flow's stop time. Data still queued then (socket buffers, the
+  // path) keeps arriving afterwards and is not goodput of [start, stop): iperf3 too counts
+  // the receiver's bytes up to the end of the test.
+  std::optional<uint64_t> at_stop;
   uint32_t events = 0;
 };
 
@@ -189,11 +193,11 @@ class Engine {
       int64_t now = mono_ns();
       start_flows(now);
       send_probes(now);
+      stop_flows(now);  // first: a flow stopping now is counted up to its stop in this row
       while (now >= next_interval_ && next_interval_ <= end_) {
         close_interval(next_interval_);
         next_interval_ += plan_.interval.count_ns();
       }
-      stop_flows(now);
       if (now >= end_) {
         if (last_interval_ < end_) {
           close_interval(end_);
@@ -287,6 +291,9 @@ class Engine {
   void stop_flows(int64_t now) {
     for (auto& fp : flows_) {
       Flow& f = *fp;
+      if (!f.at_stop && f.phase != FlowPhase::kPending && now >= t0_ + f.plan.stop.count_ns()) {
+        f.at_stop = received(f);
+      }
       if (f.upload && (f.phase == FlowPhase::kRunning || f.phase == FlowPhase::kConnecting) &&
           now >= t0_ + f.plan.stop.count_ns()) {
         f.local = tcp_sample(f.fd.get());
@@ -454,6 +461,9 @@ class Engine {
 
   // Receiver bytes so far: an upload's acknowledged payload, a download's bytes read.
   uint64_t received(Flow& f) {
+    if (f.at_stop) {
+      return *f.at_stop;
+    }
     if (!f.upload) {
       return f.read;
     }
@@ -770,8 +780,8 @@ class Engine {
     for (const auto& f : flows_) {
       if (f->phase == FlowPhase::kPending) {
         d = std::min(d, t0_ + f->plan.start.count_ns());
-      } else if (f->phase == FlowPhase::kRunning || f->phase == FlowPhase::kConnecting) {
-        if (f->upload) d = std::min(d, t0_ + f->plan.stop.count_ns());
+      } else if (!f->at_stop) {
+        d = std::min(d, t0_ + f->plan.stop.count_ns());
       }
       if (f->phase != FlowPhase::kDone) d = std::min(d, f->deadline);
     }
@@ -829,11 +839,11 @@ class Engine {
       if (f.upload) {
         ft.sender.bytes = f.written;
         ft.sender.retransmits = f.local.retransmits;
-        ft.receiver.bytes = f.ended && f.server ? f.server->bytes : received(f);
+        ft.receiver.bytes = received(f);
       } else {
         ft.sender.bytes = f.server ? f.server->bytes : 0;
         ft.sender.retransmits = f.server ? f.server->retransmits : 0;
-        ft.receiver.bytes = f.read;
+        ft.receiver.bytes = received(f);
       }
       ft.sender.bits_per_second = report::bits_per_second(ft.sender.bytes, stop_s - start_s);
       ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
