@@ -5,6 +5,7 @@
 
 #include "tools/demo.h"
 #include "tools/emulate_command.h"
+#include "tools/live_commands.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -18,6 +19,9 @@ constexpr const char* kUsage =
     "  emulate FILE [-- CMD]\n"
     "              run the scenario's link in real time between two network namespaces;\n"
     "              CMD (ping, iperf3, ...) runs in host a (nicsim emulate --help; needs root)\n"
+    "  server      serve `nicsim rrul` clients (TCP sinks/sources, UDP echo) on a real network\n"
+    "  rrul HOST   flent's rrul test against a `nicsim server` on HOST: throughput, latency\n"
+    "              under load, per-DSCP latency (nicsim rrul --help)\n"
     "  demo        a short tour of the algorithm library (BQL limits, fq_codel vs FIFO,\n"
     "              USB RX aggregation)\n"
     "  help        show this help\n"
@@ -41,6 +45,12 @@ int main(int argc, char** argv) {
   }
   if (cmd == "emulate") {
     return nicsim::tools::emulate_command(argc, argv);
+  }
+  if (cmd == "server") {
+    return nicsim::tools::server_command(argc, argv);
+  }
+  if (cmd == "rrul") {
+    return nicsim::tools::rrul_command(argc, argv);
   }
   if (cmd == "demo") {
     return nicsim::tools::run_demo();

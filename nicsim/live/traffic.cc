@@ -1026,6 +1026,15 @@ TrafficPlan rrul_plan(const RrulOptions& o) {
   return plan;
 }
 
+bool icmp_available() {
+  Fd raw(::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP));
+  if (raw.valid()) {
+    return true;
+  }
+  Fd ping(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_ICMP));
+  return ping.valid();
+}
+
 report::Run run_traffic(const TrafficPlan& plan, const ClientOptions& options) {
   Engine engine(plan, options);
   return engine.run();

@@ -105,6 +105,10 @@ struct ClientOptions {
   std::function<void(const std::string&)> log;  // one-line notices
 };
 
+// Whether this process can send ICMP echo requests here (a raw socket, or a ping socket
+// allowed by net.ipv4.ping_group_range).
+bool icmp_available();
+
 // Runs the plan in the calling thread's network namespace (blocking). Fills transfer,
 // intervals, latency_ms, goodput_bps, retransmits and duration_s; the caller sets label,
 // params, backend, seed and config. Throws LiveError when a socket cannot be set up or the
