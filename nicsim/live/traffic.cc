@@ -826,6 +826,18 @@ class Engine {
 
   report::Run finish() {
     report::Run& out = out_;
+    for (const auto& f : flows_) {
+      if (f->phase != FlowPhase::kPending && !f->accepted) {
+        log("flow " + std::to_string(f->stream_id) + " (" +
+            std::string(report::direction_key(f->plan.dir)) + "): the server at " +
+            to_string(opt_.server) + " never accepted it");
+      }
+    }
+    for (const auto& p : probes_) {
+      if (!p->ready) {
+        log("probe " + p->plan.name + ": the server's echo reflector never answered");
+      }
+    }
     out.duration_s = plan_.duration.to_seconds();
     for (auto& fp : flows_) {
       Flow& f = *fp;
