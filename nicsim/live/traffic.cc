@@ -1017,7 +1017,7 @@ void add_rrul(TrafficPlan& plan, Duration start, Duration stop, Duration probe_i
   plan.probes.push_back(icmp);
   for (uint8_t m : {kDscpEf, kDscpCs1, uint8_t{0}}) {
     ProbePlan p;
-    p.name = "udp " + dscp_label(m);
+    p.name = m == kDscpEf ? "udp_ef" : m == kDscpCs1 ? "udp_bk" : "udp_be";  // docs/rrul.md
     p.interval = probe_interval;
     p.size = 64;
     p.start = Duration::zero();

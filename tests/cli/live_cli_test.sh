@@ -66,7 +66,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 assert run["backend"] == "live"
 assert [len(run["transfer"][d]["flows"]) for d in ("a->b", "b->a")] == [4, 4]
-for p in ("udp EF", "udp BK", "udp BE"):
+for p in ("udp_ef", "udp_bk", "udp_be"):
     assert run["latency_ms"][p]["count"] > 0, p
 PY
 kill "$server_pid"

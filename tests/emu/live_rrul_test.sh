@@ -63,7 +63,7 @@ for d in ("a->b", "b->a"):
         assert f["receiver"]["start_s"] == 1.0 and f["receiver"]["end_s"] == 3.0, f
     assert run["goodput_bps"][d] > 0
 lat = run["latency_ms"]
-assert sorted(lat) == ["ping", "udp BE", "udp BK", "udp EF"], sorted(lat)
+assert sorted(lat) == ["ping", "udp_be", "udp_bk", "udp_ef"], sorted(lat)
 for name, p in lat.items():
     # 80 probes each over 4 s; those of the last second may still be unanswered at the end.
     assert p["count"] >= 60 and p["lost"] == 0, (name, p)
