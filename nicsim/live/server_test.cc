@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "nicsim/live/protocol.h"
@@ -146,6 +147,16 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   EXPECT_EQ(p.rtt.lost, 0u);
   ASSERT_TRUE(p.one_way.has_value());
   EXPECT_EQ(p.one_way->a_to_b.count, p.rtt.count);
+  // The series has every sample in send order, with both one-way columns (shared clock).
+  ASSERT_EQ(p.series.time_s.size(), p.rtt.count);
+  EXPECT_EQ(p.series.rtt_ms.size(), p.rtt.count);
+  EXPECT_EQ(p.series.one_way_a_to_b_ms.size(), p.rtt.count);
+  EXPECT_TRUE(std::is_sorted(p.series.time_s.begin(), p.series.time_s.end()));
+  EXPECT_EQ(up.name, "up");
+  EXPECT_EQ(up.dscp, 46);
+  EXPECT_EQ(down.dscp, 8);
+  EXPECT_TRUE(r.phases.empty());
+  EXPECT_FALSE(r.latency_under_load.has_value());
   const ServerStats s = server.stats();
   EXPECT_EQ(s.requests, 3u);
   EXPECT_EQ(s.rejected, 0u);

@@ -21,6 +21,7 @@
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/report/latency_recorder.h"
+#include "nicsim/report/latency_under_load.h"
 
 namespace nicsim::live {
 
@@ -752,6 +753,12 @@ class Engine {
       fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
       fi.retransmits = retrans - std::min(retrans, f.last_retrans);
       fi.cwnd_bytes = cwnd;
+      // The sender's smoothed RTT (tcpi_rtt): the responsiveness metric's self probes.
+      const uint32_t srtt_us = f.upload ? f.local.rtt_us : (f.server ? f.server->rtt_us : 0);
+      const bool active = f.phase == FlowPhase::kRunning || f.phase == FlowPhase::kStopping;
+      if (srtt_us > 0 && active && !f.at_stop) {
+        fi.srtt_ms = srtt_us / 1e3;
+      }
       f.last_bytes = got;
       f.last_retrans = retrans;
       d.bytes += fi.bytes;
@@ -844,6 +851,8 @@ class Engine {
       report::DirectionTransfer& d = out.transfer[f.plan.dir];
       report::FlowTransfer ft;
       ft.id = f.stream_id;
+      ft.name = f.plan.name;
+      ft.dscp = f.plan.dscp;
       const double start_s = f.plan.start.to_seconds();
       const double stop_s = f.plan.stop.to_seconds();
       ft.sender.start_s = ft.receiver.start_s = start_s;
@@ -896,6 +905,25 @@ class Engine {
       report::ProbeLatency pl;
       pl.kind = p.plan.icmp ? "icmp" : "udp";
       pl.rtt = rtt.stats();
+      pl.dscp = p.plan.dscp;
+      // Every sample in send order; a sample not yet answered at the end counts as lost only
+      // when sent at least kLossHorizon before the end (as in the statistics), else it is left
+      // out of the series too.
+      const bool one_way = !p.plan.icmp && opt_.shared_clock;
+      for (const Sample& smp : p.samples) {
+        if (!smp.rtt_ns && smp.send_ns + kLossHorizon.count_ns() > end_) {
+          continue;
+        }
+        auto ms = [](const std::optional<int64_t>& ns) -> std::optional<double> {
+          return ns ? std::optional<double>(static_cast<double>(*ns) / 1e6) : std::nullopt;
+        };
+        pl.series.time_s.push_back(static_cast<double>(smp.send_ns - t0_) / 1e9);
+        pl.series.rtt_ms.push_back(ms(smp.rtt_ns));
+        if (one_way) {
+          pl.series.one_way_a_to_b_ms.push_back(ms(smp.fwd_ns));
+          pl.series.one_way_b_to_a_ms.push_back(ms(smp.back_ns));
+        }
+      }
       if (!p.plan.icmp && opt_.shared_clock) {
         // The client in host a sends every UDP probe (the server only reflects), so the
         // request leg is a->b whatever the probe's configured direction; an unanswered probe
@@ -908,6 +936,10 @@ class Engine {
       }
       out.latency_ms[p.plan.name] = pl;
     }
+    for (const PhasePlan& ph : plan_.phases) {
+      out.phases.push_back(report::Phase{ph.name, ph.start.to_seconds(), ph.end.to_seconds()});
+    }
+    out.latency_under_load = report::compute_latency_under_load(out);
     return std::move(out_);
   }
 
@@ -980,18 +1012,19 @@ TrafficPlan plan_from_scenario(const config::Scenario& s) {
       throw std::invalid_argument("traffic.rrul[" + std::to_string(i) +
                                   "]: the rrul client must be the first host");
     }
-    const Duration stop = stop_of(c.stop, end);
-    add_rrul(plan, c.start, stop, c.probe_interval, s.hosts[0].tcp.cc);
-    plan.phases = {{"idle_before", Duration::zero(), c.start},
-                   {"load", c.start, stop},
-                   {"idle_after", stop, end}};
+    // Until the scenario's rrul has its own idle/load times: idle from 0 to start, load from
+    // start to stop, idle from stop to the end of the run.
+    add_rrul(plan, RrulTimes{Duration::zero(), c.start, stop_of(c.stop, end), end},
+             c.probe_interval, s.hosts[0].tcp.cc);
     plan.interval = min(plan.interval, c.probe_interval);
   }
   return plan;
 }
 
-void add_rrul(TrafficPlan& plan, Duration start, Duration stop, Duration probe_interval,
+void add_rrul(TrafficPlan& plan, const RrulTimes& t, Duration probe_interval,
               const std::string& cc) {
+  const Duration start = t.load_start;
+  const Duration stop = t.load_end;
   const uint8_t marks[4] = {0, kDscpCs1, kDscpCs5, kDscpEf};
   for (Direction dir : {Direction::kAtoB, Direction::kBtoA}) {
     for (uint8_t m : marks) {
@@ -1006,35 +1039,36 @@ void add_rrul(TrafficPlan& plan, Duration start, Duration stop, Duration probe_i
       plan.flows.push_back(f);
     }
   }
-  // Probes run over the whole run (idle phases included), as flent's rrul pings do.
+  // Probes run over idle + load + idle, as flent's rrul pings do.
   ProbePlan icmp;
   icmp.name = "ping";
   icmp.icmp = true;
   icmp.interval = probe_interval;
   icmp.size = 56;
-  icmp.start = Duration::zero();
-  icmp.stop = plan.duration;
+  icmp.start = t.start;
+  icmp.stop = t.end;
   plan.probes.push_back(icmp);
   for (uint8_t m : {kDscpEf, kDscpCs1, uint8_t{0}}) {
     ProbePlan p;
     p.name = m == kDscpEf ? "udp_ef" : m == kDscpCs1 ? "udp_bk" : "udp_be";  // docs/rrul.md
     p.interval = probe_interval;
     p.size = 64;
-    p.start = Duration::zero();
-    p.stop = plan.duration;
+    p.start = t.start;
+    p.stop = t.end;
     p.dscp = m;
     plan.probes.push_back(p);
   }
+  plan.phases = {{"idle_before", t.start, t.load_start},
+                 {"load", t.load_start, t.load_end},
+                 {"idle_after", t.load_end, t.end}};
 }
 
 TrafficPlan rrul_plan(const RrulOptions& o) {
   TrafficPlan plan;
   plan.duration = o.idle + o.load + o.idle;
   plan.interval = o.interval;
-  add_rrul(plan, o.idle, o.idle + o.load, o.probe_interval, o.cc);
-  plan.phases = {{"idle_before", Duration::zero(), o.idle},
-                 {"load", o.idle, o.idle + o.load},
-                 {"idle_after", o.idle + o.load, plan.duration}};
+  add_rrul(plan, RrulTimes{Duration::zero(), o.idle, o.idle + o.load, plan.duration},
+           o.probe_interval, o.cc);
   return plan;
 }
 

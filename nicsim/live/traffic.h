@@ -88,8 +88,15 @@ struct RrulOptions {
   std::string cc;                         // "" = default
 };
 TrafficPlan rrul_plan(const RrulOptions& o);
-// Adds rrul's flows and probes over [start, stop) to a plan (for [[traffic.rrul]]).
-void add_rrul(TrafficPlan& plan, Duration start, Duration stop, Duration probe_interval,
+// Adds rrul's flows (over [load_start, load_end)), probes (over [start, end)) and its three
+// phases to a plan (for [[traffic.rrul]]).
+struct RrulTimes {
+  Duration start;
+  Duration load_start;
+  Duration load_end;
+  Duration end;
+};
+void add_rrul(TrafficPlan& plan, const RrulTimes& times, Duration probe_interval,
               const std::string& cc);
 
 struct ClientOptions {

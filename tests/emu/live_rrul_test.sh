@@ -3,9 +3,10 @@
 # this test creates (a veth pair, no emulator), with short phases (1 s idle, 2 s load, 1 s
 # idle), then hostile clients against the same server: garbage, an oversize length, a
 # slowloris that never completes its request, and one client too many. Pins: the rrul JSON
-# validates (backend "live"), 4 flows per direction with the rrul DSCP marks and traffic in
-# each, the four probes answered without loss, no one-way delays (unsynchronised clocks on a
-# real network); the server logs each hostile client with its reason, stays up, and serves a
+# validates (backend "live"), 4 flows per direction named and marked as flent's rrul with
+# traffic in each, the four probes answered without loss with their series, no one-way delays
+# (unsynchronised clocks on a real network), the three phases and a latency_under_load with a
+# grade and RPM; the server logs each hostile client with its reason, stays up, and serves a
 # normal client afterwards. Namespaces "nslive-PID-{a,b}" are removed on exit (trap).
 # Usage: live_rrul_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
@@ -68,12 +69,29 @@ for name, p in lat.items():
     # 80 probes each over 4 s; those of the last second may still be unanswered at the end.
     assert p["count"] >= 60 and p["lost"] == 0, (name, p)
     assert "one_way" not in p, name
+names = [f["name"] for d in ("a->b", "b->a") for f in run["transfer"][d]["flows"]]
+assert names == ["TCP upload BE", "TCP upload BK", "TCP upload CS5", "TCP upload EF",
+                 "TCP download BE", "TCP download BK", "TCP download CS5",
+                 "TCP download EF"], names
+assert [f["dscp"] for f in run["transfer"]["b->a"]["flows"]] == [0, 8, 40, 46]
+assert [(p["name"], p["start_s"], p["end_s"]) for p in run["phases"]] == [
+    ("idle_before", 0.0, 1.0), ("load", 1.0, 3.0), ("idle_after", 3.0, 4.0)], run["phases"]
+assert lat["udp_ef"]["dscp"] == 46 and lat["udp_bk"]["dscp"] == 8, lat["udp_ef"]
+for name, p in lat.items():
+    s = p["series"]
+    assert len(s["time_s"]) == len(s["rtt_ms"]) == p["count"] + p["lost"], name
+    assert "one_way_a_to_b_ms" not in s and "one_way_b_to_a_ms" not in s, name
+lul = run["latency_under_load"]
+assert lul["grade"] in ("A+", "A", "B", "C", "D", "F"), lul
+assert lul["rpm"] > 0 and lul["loaded_rtt"]["count"] > 0 and lul["idle_rtt"]["count"] > 0
+assert "idle_one_way" not in lul or lul["idle_one_way"] is None, lul.get("idle_one_way")
 # Intervals: 100 ms bins over 4 s, the first second idle (no TCP bytes).
 iv = run["intervals"]
 assert len(iv) == 40, len(iv)
 assert all(i["directions"]["a->b"]["bytes"] == 0 for i in iv[:10]), "traffic during idle"
-print("rrul ok: goodput a->b %.0f Mbit/s, b->a %.0f Mbit/s, ping mean %.3f ms" % (
-    run["goodput_bps"]["a->b"] / 1e6, run["goodput_bps"]["b->a"] / 1e6, lat["ping"]["mean"]))
+print("rrul ok: goodput a->b %.0f Mbit/s, b->a %.0f Mbit/s, ping mean %.3f ms, grade %s, "
+      "%.0f RPM" % (run["goodput_bps"]["a->b"] / 1e6, run["goodput_bps"]["b->a"] / 1e6,
+                    lat["ping"]["mean"], lul["grade"], lul["rpm"]))
 PY
 
 # Hostile clients (python3 in host a), then a normal client again.
