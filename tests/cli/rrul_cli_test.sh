@@ -25,8 +25,8 @@ scenario="$src/scenarios/examples/rrul.toml"
 for want in "latency under load (idle_before 1 s, load 4 s, idle_after 1 s)" \
             "idle RTT" "loaded RTT" "loaded RTT EF" "loaded RTT CS1" "loaded RTT BE" \
             "TCP SRTT CS5" "bufferbloat grade " " RPM (foreign " "fairness (Jain)   a->b " \
-            "goodput (load)" "--- Ping (ms) ICMP ping statistics ---" \
-            "[SUM]   1.00-2.00   sec" "Ping (ms) UDP EF"; do
+            "goodput (load)" "--- ping ping statistics ---" \
+            "[SUM]   1.00-2.00   sec" "udp_ef  a->b"; do
   grep -qF -- "$want" "$work/out.txt" || fail "output lacks '$want'"
 done
 # The iperf3 table shows 1 s rows, not the 100 ms bins.
@@ -53,10 +53,8 @@ for run in doc["runs"]:
                              ("TCP upload EF", 46)], names
     assert names["b->a"] == [(n.replace("upload", "download"), d) for n, d in names["a->b"]]
     probes = run["latency_ms"]
-    assert sorted(probes) == ["Ping (ms) ICMP", "Ping (ms) UDP BE", "Ping (ms) UDP BK",
-                              "Ping (ms) UDP EF"], sorted(probes)
-    assert [probes[p]["dscp"] for p in ("Ping (ms) UDP EF", "Ping (ms) UDP BK",
-                                         "Ping (ms) UDP BE", "Ping (ms) ICMP")] == [46, 8, 0, 0]
+    assert sorted(probes) == ["ping", "udp_be", "udp_bk", "udp_ef"], sorted(probes)
+    assert [probes[p]["dscp"] for p in ("udp_ef", "udp_bk", "udp_be", "ping")] == [46, 8, 0, 0]
     for name, p in probes.items():
         s = p["series"]
         # every 20 ms for 6 s, all answered (no loss on this path)
