@@ -69,6 +69,8 @@ constexpr const char* kRunUsage =
     "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
     "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
     "latency and, when the scenario has [published] numbers, simulated vs published.\n"
+    "A scenario with [[traffic.rrul]] (flent's rrul, docs/rrul.md) adds a latency-under-load\n"
+    "block: idle vs loaded latency, induced latency and bufferbloat grade, RPM, fairness.\n"
     "\n"
     "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
     "  --csv DIR    also write CSV tables into DIR (as nicsim export --csv; docs/exports.md)\n"

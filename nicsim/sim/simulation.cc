@@ -925,8 +925,8 @@ struct Simulation::World {
         out.stages[dir].push_back(stages[static_cast<size_t>(dir)][i].result(kStageNames[i]));
       }
     }
-    compare_published();
     out.latency_under_load = report::compute_latency_under_load(out);
+    compare_published();
     (void)seconds;
   }
 
@@ -980,6 +980,12 @@ struct Simulation::World {
     }
     if (metric == "retransmits") {
       return static_cast<double>(out.retransmits);
+    }
+    if (const auto& l = out.latency_under_load) {  // rrul (docs/rrul.md)
+      if (metric == "induced_latency_ms") return l->induced_latency_ms;
+      if (metric == "rpm") return l->rpm;
+      if (metric == "idle_latency_ms" && l->idle_rtt.count > 0) return l->idle_rtt.mean;
+      if (metric == "loaded_latency_ms" && l->loaded_rtt.count > 0) return l->loaded_rtt.mean;
     }
     const report::ProbeLatency* ping = first_probe("icmp");
     if (ping != nullptr && ping->rtt.count > 0) {

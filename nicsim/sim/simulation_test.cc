@@ -171,6 +171,41 @@ bin = "50ms"
   EXPECT_EQ(report::check_results(report::Results{{}, {r}}), std::vector<std::string>{});
 }
 
+TEST(Simulation, RrulPublishedMetrics) {
+  const std::string text = std::string(kBase) + R"(
+[[traffic.rrul]]
+from = "a"
+to = "b"
+idle = "1s"
+load = "3s"
+[published]
+induced_latency_ms = 10.0
+rpm = 1000.0
+idle_latency_ms = 2.0
+loaded_latency_ms = 12.0
+)";
+  config::LoadedScenario s = load(text);
+  const report::Run r = Simulation(s.runs[0]).run();
+  ASSERT_TRUE(r.latency_under_load.has_value());
+  const report::LatencyUnderLoad& l = *r.latency_under_load;
+  ASSERT_EQ(r.comparison.size(), 4u);
+  for (const report::Comparison& c : r.comparison) {
+    ASSERT_TRUE(c.simulated.has_value()) << c.metric;
+  }
+  const auto simulated = [&](const std::string& m) {
+    for (const report::Comparison& c : r.comparison) {
+      if (c.metric == m) {
+        return *c.simulated;
+      }
+    }
+    return -1.0;
+  };
+  EXPECT_EQ(simulated("induced_latency_ms"), l.induced_latency_ms);
+  EXPECT_EQ(simulated("rpm"), l.rpm);
+  EXPECT_EQ(simulated("idle_latency_ms"), l.idle_rtt.mean);
+  EXPECT_EQ(simulated("loaded_latency_ms"), l.loaded_rtt.mean);
+}
+
 TEST(Simulation, VaryAndPublishedComparison) {
   const std::string text = std::string(kBase) + R"(
 [[traffic.ping]]
