@@ -36,8 +36,8 @@
 namespace nicsim::tools {
 namespace {
 
-// --quiet: one line per run - goodput per direction that carried TCP, retransmits, and each
-// probe's mean RTT - so runs without published numbers (e.g. S2's 4 KiB and 8 KiB bursts) show
+// --quiet: one line per run - goodput per direction that carried TCP, retransmits, each
+// probe's mean RTT and, for rrul, induced latency, grade and RPM - so runs without published numbers (e.g. S2's 4 KiB and 8 KiB bursts) show
 // their result too.
 std::string quiet_summary(const report::Run& r) {
   char buf[128];
@@ -56,6 +56,11 @@ std::string quiet_summary(const report::Run& r) {
   for (const auto& [name, p] : r.latency_ms) {
     std::snprintf(buf, sizeof buf, "%s%s mean %.4g ms", out.empty() ? "" : ", ", name.c_str(),
                   p.rtt.mean);
+    out += buf;
+  }
+  if (const auto& l = r.latency_under_load) {  // rrul: grade and RPM (docs/rrul.md)
+    std::snprintf(buf, sizeof buf, "%sinduced latency %.4g ms, grade %s, %.0f RPM",
+                  out.empty() ? "" : ", ", l->induced_latency_ms, l->grade.c_str(), l->rpm);
     out += buf;
   }
   return out.empty() ? "no traffic" : out;

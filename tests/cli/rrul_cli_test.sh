@@ -20,7 +20,9 @@ export NICSIM_PRESETS="$src/presets"
 scenario="$src/scenarios/examples/rrul.toml"
 
 "$nicsim" run "$scenario" --json "$work/r1.json" > "$work/out.txt"
-"$nicsim" run "$scenario" --json "$work/r2.json" --quiet > /dev/null
+"$nicsim" run "$scenario" --json "$work/r2.json" --quiet > "$work/quiet.txt"
+[ "$(grep -c ', grade [A-F]+\?, [0-9]* RPM$' "$work/quiet.txt")" -eq 2 ] \
+  || fail "--quiet lines lack grade and RPM: $(cat "$work/quiet.txt")"
 
 for want in "latency under load (idle_before 1 s, load 4 s, idle_after 1 s)" \
             "idle RTT" "loaded RTT" "loaded RTT EF" "loaded RTT CS1" "loaded RTT BE" \
