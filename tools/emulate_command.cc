@@ -4,8 +4,10 @@
 // 1 when the emulation cannot be set up.
 #include "tools/emulate_command.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,10 +28,13 @@ constexpr const char* kEmulateUsage =
     "usage: nicsim emulate SCENARIO.toml [options] [-- CMD [ARGS...]]\n"
     "       nicsim emulate --cleanup\n"
     "\n"
-    "Runs the scenario's link in real time on real Ethernet frames between two network\n"
-    "namespaces (host a = 198.18.0.1, host b = 198.18.0.2), so real kernel TCP, ping or\n"
-    "iperf3 cross it. Today the emulated path is the wire (rate, delay, loss, jitter) behind a\n"
-    "1000-frame FIFO per direction; the NIC models follow. Needs root.\n"
+    "Runs the scenario's NICs and wire in real time on real Ethernet frames between two\n"
+    "network namespaces (host a = the scenario's first host, 198.18.0.1; host b = 198.18.0.2),\n"
+    "so real kernel TCP, ping or iperf3 cross them: a frame host a sends goes through a's NIC\n"
+    "model (qdisc, TX ring, BQL, doorbell, USB bulk-OUT with the chip's framing), the wire\n"
+    "(rate, delay, loss, jitter) and b's NIC model (RX coalescing, NAPI, USB aggregation), and\n"
+    "is then handed to b's kernel. The emulated CPUs are the presets' (modelled delays). Needs\n"
+    "root.\n"
     "\n"
     "  -- CMD ARGS     run CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
     "                  with CMD's status. CMD finds host b's address in $NICSIM_PEER (also\n"
@@ -47,17 +52,25 @@ constexpr const char* kEmulateUsage =
     "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
     "                  scheduling). Commands always run under the normal scheduler\n"
     "  --seed N        override the scenario's seed (wire loss and jitter)\n"
+    "  --run K=V[,K=V] with [vary]: emulate the combination whose label has these values\n"
+    "                  (e.g. --run bql=true,rate=100Mbit); needed when there are several\n"
+    "  --pcap FILE     write every frame entering the emulated wire (both directions, stamped\n"
+    "                  with its first bit's wall-clock time, ns) to FILE (pcap)\n"
+    "  --nic fifo      replace both NIC models by a txqueuelen-1000 drop-tail FIFO (diagnostics)\n"
     "  --quiet         no notices or summary on stderr\n"
     "  --cleanup       remove namespaces left by emulators that died, then exit\n"
     "\n"
-    "Example: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
-    "           --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
+    "Examples: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
+    "            --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
+    "          nicsim emulate scenarios/seeds/stmmac-bql.toml --run bql=false,rate=100Mbit \\\n"
+    "            --pcap out.pcap -- sh -c 'ping -c 5 $NICSIM_PEER'\n"
     "Notices and the summary (frames, throughput, timer error) go to stderr. docs/emu.md.\n";
 
 struct EmulateArgs {
   std::string scenario;
   emu::SessionOptions session;
   std::optional<uint64_t> seed;
+  std::string run_filter;  // --run
   bool quiet = false;
   bool cleanup = false;
 };
@@ -153,6 +166,29 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       a.seed = s;
+    } else if (arg == "--run") {
+      auto v = value("--run");
+      if (!v) return std::nullopt;
+      a.run_filter = *v;
+    } else if (arg == "--pcap") {
+      auto v = value("--pcap");
+      if (!v) return std::nullopt;
+      if (v->empty()) {
+        error = "--pcap: empty file name";
+        return std::nullopt;
+      }
+      a.session.pcap = *v;
+    } else if (arg == "--nic") {
+      auto v = value("--nic");
+      if (!v) return std::nullopt;
+      if (*v == "fifo") {
+        a.session.nic_models = false;
+      } else if (*v == "model") {
+        a.session.nic_models = true;
+      } else {
+        error = "--nic: expected 'model' or 'fifo', got '" + *v + "'";
+        return std::nullopt;
+      }
     } else if (arg == "--quiet") {
       a.quiet = true;
     } else if (arg == "--cleanup") {
@@ -184,6 +220,40 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   return a;
 }
 
+// Whether a run's label ("bql=true rate=1Gbit") has every K=V of `filter` ("bql=true,rate=1Gbit"
+// or space separated). An empty filter matches every run.
+bool run_matches(const std::string& label, const std::string& filter) {
+  auto tokens = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+      if (c == ',' || c == ' ') {
+        if (!cur.empty()) {
+          out.push_back(cur);
+        }
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) {
+      out.push_back(cur);
+    }
+    return out;
+  };
+  const std::vector<std::string> have = tokens(label);
+  for (const std::string& want : tokens(filter)) {
+    bool found = false;
+    for (const std::string& h : have) {
+      found = found || h == want;
+    }
+    if (!found) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string us(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
@@ -199,12 +269,35 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
     const double mbit =
         r.elapsed_s > 0 ? static_cast<double>(s.bytes_out) * 8 / r.elapsed_s / 1e6 : 0.0;
     std::fprintf(stderr,
-                 "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu dropped by the "
-                 "FIFO, %llu lost on the wire\n",
+                 "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu refused by the "
+                 "sending NIC, %llu lost on the wire\n",
                  kDir[d], static_cast<unsigned long long>(s.frames_in),
                  static_cast<unsigned long long>(s.frames_out), mbit,
                  static_cast<unsigned long long>(s.nic_drops),
                  static_cast<unsigned long long>(r.wires[d].lost));
+  }
+  for (size_t h = 0; h < 2; ++h) {
+    const model::NicCounters& c = r.nic_counters[h];
+    const model::NicQueueSample& q = r.nic_queues[h];
+    std::fprintf(stderr, "NIC %s: %s\n", h == 0 ? "a" : "b", r.nics[h].c_str());
+    std::fprintf(
+        stderr,
+        "  tx %llu frames, %llu qdisc drops, %llu doorbells; rx %llu frames, %llu "
+        "drops, %llu interrupts; at the end: qdisc %llu frames, ring %llu, BQL limit "
+        "%llu B; emulated CPU busy %.2f s\n",
+        static_cast<unsigned long long>(c.tx_packets),
+        static_cast<unsigned long long>(c.tx_qdisc_drops),
+        static_cast<unsigned long long>(c.doorbells), static_cast<unsigned long long>(c.rx_packets),
+        static_cast<unsigned long long>(c.rx_drops), static_cast<unsigned long long>(c.interrupts),
+        static_cast<unsigned long long>(q.qdisc_packets),
+        static_cast<unsigned long long>(q.ring_packets),
+        static_cast<unsigned long long>(q.bql_limit), r.cpus[h].busy.to_seconds());
+  }
+  if (!r.pcap_error.empty()) {
+    std::fprintf(stderr, "pcap: %s\n", r.pcap_error.c_str());
+  } else if (r.pcap_frames > 0) {
+    std::fprintf(stderr, "pcap: %llu frames written\n",
+                 static_cast<unsigned long long>(r.pcap_frames));
   }
   const auto& t = r.timer_error;
   std::fprintf(stderr, "timer error (wake-up - deadline): p50 %s, p99 %s, max %s (%llu wake-ups)\n",
@@ -264,20 +357,46 @@ int emulate_command(int argc, char** argv) {
     std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
     return 2;
   }
+  if (!args->session.pcap.empty()) {
+    // A path that cannot be written is a usage error, found before anything is set up.
+    std::FILE* f = std::fopen(args->session.pcap.c_str(), "wb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "nicsim emulate: --pcap %s: %s\n", args->session.pcap.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    std::fclose(f);
+  }
   if (args->cleanup) {
     for (const std::string& name : emu::remove_stale_namespaces()) {
       std::fprintf(stderr, "nicsim: removed leftover namespace %s\n", name.c_str());
     }
     return 0;
   }
-  if (loaded.runs.size() != 1) {
-    std::fprintf(stderr,
-                 "nicsim emulate: %s has %zu runs ([vary]); the emulator runs one scenario at a "
-                 "time for now\n",
-                 args->scenario.c_str(), loaded.runs.size());
+  std::vector<const config::Run*> chosen;
+  for (const config::Run& r : loaded.runs) {
+    if (run_matches(r.label, args->run_filter)) {
+      chosen.push_back(&r);
+    }
+  }
+  if (chosen.size() != 1) {
+    std::string labels;
+    for (const config::Run& r : loaded.runs) {
+      labels +=
+          (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
+    }
+    if (chosen.empty()) {
+      std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
+                   args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "nicsim emulate: %s has %zu runs ([vary]) that match; choose one with --run "
+                   "K=V,... (runs: %s)\n",
+                   args->scenario.c_str(), chosen.size(), labels.c_str());
+    }
     return 2;
   }
-  config::Run run = loaded.runs[0];
+  config::Run run = *chosen[0];
   if (args->seed) {
     run.scenario.seed = *args->seed;
   }
@@ -309,6 +428,8 @@ int emulate_command(int argc, char** argv) {
   }
   if (!quiet) {
     print_summary(run, result);
+  } else if (!result.pcap_error.empty()) {
+    std::fprintf(stderr, "nicsim emulate: pcap: %s\n", result.pcap_error.c_str());
   }
   return result.exit_status;
 }
