@@ -11,6 +11,7 @@ packages=(
   libtomlplusplus-dev                          # TOML scenario and preset files (nicsim/config)
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
   tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
+  ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
 )
 
 missing=()
