@@ -353,6 +353,34 @@ int emulate_command(int argc, char** argv) {
       return 2;
     }
   }
+  // [vary]: one combination per emulation (--run); a usage error, found before privileges.
+  const config::Run* selected = nullptr;
+  if (!args->cleanup) {
+    std::vector<const config::Run*> chosen;
+    for (const config::Run& r : loaded.runs) {
+      if (run_matches(r.label, args->run_filter)) {
+        chosen.push_back(&r);
+      }
+    }
+    if (chosen.size() != 1) {
+      std::string labels;
+      for (const config::Run& r : loaded.runs) {
+        labels +=
+            (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
+      }
+      if (chosen.empty()) {
+        std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
+                     args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
+      } else {
+        std::fprintf(stderr,
+                     "nicsim emulate: %s has %zu runs ([vary]) that match; choose one with --run "
+                     "K=V,... (runs: %s)\n",
+                     args->scenario.c_str(), chosen.size(), labels.c_str());
+      }
+      return 2;
+    }
+    selected = chosen[0];
+  }
   if (const std::string problem = emu::privilege_problem(); !problem.empty()) {
     std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
     return 2;
@@ -373,30 +401,7 @@ int emulate_command(int argc, char** argv) {
     }
     return 0;
   }
-  std::vector<const config::Run*> chosen;
-  for (const config::Run& r : loaded.runs) {
-    if (run_matches(r.label, args->run_filter)) {
-      chosen.push_back(&r);
-    }
-  }
-  if (chosen.size() != 1) {
-    std::string labels;
-    for (const config::Run& r : loaded.runs) {
-      labels +=
-          (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
-    }
-    if (chosen.empty()) {
-      std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
-                   args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
-    } else {
-      std::fprintf(stderr,
-                   "nicsim emulate: %s has %zu runs ([vary]) that match; choose one with --run "
-                   "K=V,... (runs: %s)\n",
-                   args->scenario.c_str(), chosen.size(), labels.c_str());
-    }
-    return 2;
-  }
-  config::Run run = *chosen[0];
+  config::Run run = *selected;
   if (args->seed) {
     run.scenario.seed = *args->seed;
   }
