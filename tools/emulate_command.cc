@@ -270,11 +270,13 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
         r.elapsed_s > 0 ? static_cast<double>(s.bytes_out) * 8 / r.elapsed_s / 1e6 : 0.0;
     std::fprintf(stderr,
                  "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu refused by the "
-                 "sending NIC, %llu lost on the wire\n",
+                 "sending NIC, %llu lost on the wire, %llu TX completions, %llu CE marks\n",
                  kDir[d], static_cast<unsigned long long>(s.frames_in),
                  static_cast<unsigned long long>(s.frames_out), mbit,
                  static_cast<unsigned long long>(s.nic_drops),
-                 static_cast<unsigned long long>(r.wires[d].lost));
+                 static_cast<unsigned long long>(r.wires[d].lost),
+                 static_cast<unsigned long long>(s.tx_released),
+                 static_cast<unsigned long long>(s.ce_marked));
   }
   for (size_t h = 0; h < 2; ++h) {
     const model::NicCounters& c = r.nic_counters[h];
