@@ -12,6 +12,8 @@ packages=(
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
   tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
   ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
+  zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
+  flent python3-numpy                          # export test: flent reads our files (stats need numpy)
 )
 
 missing=()

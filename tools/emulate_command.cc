@@ -4,10 +4,15 @@
 // 1 when the emulation cannot be set up.
 #include "tools/emulate_command.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +25,17 @@
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/session.h"
 #include "nicsim/emu/sys.h"
+#include "nicsim/live/netns_traffic.h"
+#include "nicsim/live/traffic.h"
+#include "nicsim/report/json.h"
+#include "nicsim/report/text.h"
+
+#ifndef NICSIM_VERSION
+#define NICSIM_VERSION "0.0.0"
+#endif
+#ifndef NICSIM_GIT_COMMIT
+#define NICSIM_GIT_COMMIT ""
+#endif
 
 namespace nicsim::tools {
 namespace {
@@ -36,6 +52,12 @@ constexpr const char* kEmulateUsage =
     "is then handed to b's kernel. The emulated CPUs are the presets' (modelled delays). Needs\n"
     "root.\n"
     "\n"
+    "Without CMD, nicsim runs the scenario's own traffic ([[traffic.tcp]], ping, udp_probe,\n"
+    "rrul) on real sockets across the emulated link — a nicsim server in host b, the client\n"
+    "in host a — and prints the same iperf3/ping tables as `nicsim run` (backend \"emu\");\n"
+    "every [vary] combination is emulated in turn.\n"
+    "\n"
+    "  --json OUT      without CMD: also write the runs as one JSON document (docs/results.md)\n"
     "  -- CMD ARGS     run CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
     "                  with CMD's status. CMD finds host b's address in $NICSIM_PEER (also\n"
     "                  NICSIM_LOCAL, NICSIM_HOST, NICSIM_NETNS)\n"
@@ -52,8 +74,9 @@ constexpr const char* kEmulateUsage =
     "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
     "                  scheduling). Commands always run under the normal scheduler\n"
     "  --seed N        override the scenario's seed (wire loss and jitter)\n"
-    "  --run K=V[,K=V] with [vary]: emulate the combination whose label has these values\n"
-    "                  (e.g. --run bql=true,rate=100Mbit); needed when there are several\n"
+    "  --run K=V[,K=V] with [vary]: emulate only the combinations whose labels have these\n"
+    "                  values (e.g. --run bql=true,rate=100Mbit); with CMD (or --pcap) exactly\n"
+    "                  one must match\n"
     "  --pcap FILE     write every frame entering the emulated wire (both directions, stamped\n"
     "                  with its first bit's wall-clock time, ns) to FILE (pcap)\n"
     "  --nic fifo      replace both NIC models by a txqueuelen-1000 drop-tail FIFO (diagnostics)\n"
@@ -71,6 +94,7 @@ struct EmulateArgs {
   emu::SessionOptions session;
   std::optional<uint64_t> seed;
   std::string run_filter;  // --run
+  std::optional<std::string> json;
   bool quiet = false;
   bool cleanup = false;
 };
@@ -189,6 +213,10 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
         error = "--nic: expected 'model' or 'fifo', got '" + *v + "'";
         return std::nullopt;
       }
+    } else if (arg == "--json") {
+      auto v = value("--json");
+      if (!v) return std::nullopt;
+      a.json = *v;
     } else if (arg == "--quiet") {
       a.quiet = true;
     } else if (arg == "--cleanup") {
@@ -212,6 +240,10 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   }
   if (a.session.loop.busy_poll && !rt_given) {
     a.session.loop.rt_priority = 0;  // a SCHED_FIFO busy loop would be throttled (docs/emu.md)
+  }
+  if (a.json && !a.session.command.empty()) {
+    error = "--json reports the scenario's own traffic: it cannot be used with -- CMD";
+    return std::nullopt;
   }
   if (a.scenario.empty() && !a.cleanup) {
     error = "missing the scenario file";
@@ -337,6 +369,28 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
   (void)run;
 }
 
+bool has_traffic(const config::Scenario& s) {
+  const config::TrafficConfig& t = s.traffic;
+  return !t.tcp.empty() || !t.ping.empty() || !t.udp_probe.empty() || !t.rrul.empty();
+}
+
+report::Results new_results(int argc, char** argv) {
+  report::Results results;
+  results.meta.nicsim_version = NICSIM_VERSION;
+  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
+    results.meta.git_commit = NICSIM_GIT_COMMIT;
+  }
+  results.meta.start_time = report::iso8601_utc(static_cast<int64_t>(std::time(nullptr)));
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) {
+    results.meta.host = host;
+  }
+  for (int i = 0; i < argc; ++i) {
+    results.meta.command_line.emplace_back(argv[i]);
+  }
+  return results;
+}
+
 }  // namespace
 
 int emulate_command(int argc, char** argv) {
@@ -355,33 +409,42 @@ int emulate_command(int argc, char** argv) {
       return 2;
     }
   }
-  // [vary]: one combination per emulation (--run); a usage error, found before privileges.
-  const config::Run* selected = nullptr;
+  // [vary]: which combinations to emulate (--run; all by default). With a command, exactly one;
+  // with the scenario's own traffic, every selected one in turn. Usage errors, found before the
+  // privilege check.
+  const bool own_traffic =
+      !args->cleanup && args->session.command.empty() && has_traffic(loaded.scenario);
+  std::vector<const config::Run*> chosen;
   if (!args->cleanup) {
-    std::vector<const config::Run*> chosen;
     for (const config::Run& r : loaded.runs) {
       if (run_matches(r.label, args->run_filter)) {
         chosen.push_back(&r);
       }
     }
-    if (chosen.size() != 1) {
-      std::string labels;
-      for (const config::Run& r : loaded.runs) {
-        labels +=
-            (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
-      }
-      if (chosen.empty()) {
-        std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
-                     args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
-      } else {
-        std::fprintf(stderr,
-                     "nicsim emulate: %s has %zu runs ([vary]) that match; choose one with --run "
-                     "K=V,... (runs: %s)\n",
-                     args->scenario.c_str(), chosen.size(), labels.c_str());
-      }
+    std::string labels;
+    for (const config::Run& r : loaded.runs) {
+      labels +=
+          (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
+    }
+    if (chosen.empty()) {
+      std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
+                   args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
       return 2;
     }
-    selected = chosen[0];
+    if (chosen.size() > 1 && !own_traffic) {
+      std::fprintf(stderr,
+                   "nicsim emulate: %s has %zu runs ([vary]) that match; with a command (or "
+                   "without traffic) choose one with --run K=V,... (runs: %s)\n",
+                   args->scenario.c_str(), chosen.size(), labels.c_str());
+      return 2;
+    }
+    if (chosen.size() > 1 && !args->session.pcap.empty()) {
+      std::fprintf(stderr,
+                   "nicsim emulate: --pcap records one emulation: choose one of the %zu runs "
+                   "with --run K=V,... (runs: %s)\n",
+                   chosen.size(), labels.c_str());
+      return 2;
+    }
   }
   if (const std::string problem = emu::privilege_problem(); !problem.empty()) {
     std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
@@ -403,42 +466,123 @@ int emulate_command(int argc, char** argv) {
     }
     return 0;
   }
-  config::Run run = *selected;
-  if (args->seed) {
-    run.scenario.seed = *args->seed;
+  if (args->json && !own_traffic) {
+    std::fprintf(stderr, "nicsim emulate: --json: %s has no [[traffic.*]] to measure\n",
+                 args->scenario.c_str());
+    return 2;
   }
   const bool quiet = args->quiet;
-  args->session.notice = [quiet](const std::string& line) {
+  auto notice = [quiet](const std::string& line) {
     if (!quiet) {
       std::fprintf(stderr, "nicsim: %s\n", line.c_str());
     }
   };
-  if (!quiet) {
-    for (const std::string& line : emu::unsupported_settings(run.scenario)) {
-      std::fprintf(stderr, "nicsim: not emulated yet: %s\n", line.c_str());
+  args->session.notice = notice;
+  if (!args->session.command.empty() && has_traffic(loaded.scenario)) {
+    notice("the scenario's [[traffic.*]] entries are not run: the command is the traffic");
+  }
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  report::Results results = new_results(argc, argv);
+  int status = 0;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    config::Run run = *chosen[i];
+    if (args->seed) {
+      run.scenario.seed = *args->seed;
     }
-    args->session.on_ready = [](const emu::Topology& t) {
-      std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
-                   t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
-                   t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+    if (args->session.duration) {
+      run.scenario.duration = *args->session.duration;
+    }
+    if (chosen.size() > 1) {
+      notice("run " + std::to_string(i + 1) + "/" + std::to_string(chosen.size()) + ": " +
+             run.label);
+    }
+    if (!quiet) {
+      for (const std::string& line : emu::unsupported_settings(run.scenario)) {
+        std::fprintf(stderr, "nicsim: not emulated yet: %s\n", line.c_str());
+      }
+    }
+    emu::SessionOptions session = args->session;
+    std::optional<live::NetnsTraffic> traffic;
+    if (own_traffic) {
+      live::TrafficPlan plan;
+      try {
+        plan = live::plan_from_scenario(run.scenario);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
+        return 2;
+      }
+      // Safety cap only: the run ends when the traffic reports done (done_fd).
+      session.duration = plan.duration + Duration::s(30);
+      traffic.emplace(plan, notice);
+      session.done_fd = traffic->done_fd();
+    }
+    session.on_ready = [&](const emu::Topology& t) {
+      if (!quiet) {
+        std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
+                     t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
+                     t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+      }
+      if (traffic) {
+        traffic->start(live::NetnsHosts{t.host(0).netns_fd.get(), t.host(1).netns_fd.get(),
+                                        t.host(0).addr, t.host(1).addr});
+      }
     };
+    const auto run_start = std::chrono::steady_clock::now();
+    emu::SessionResult result;
+    try {
+      result = emu::run_session(run, session);
+    } catch (const InvalidParams& e) {
+      std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "nicsim emulate: %s\n", e.what());
+      return 1;
+    }
+    if (traffic) {
+      report::Run r;
+      try {
+        r = traffic->finish();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "nicsim emulate: %s: traffic: %s\n", args->scenario.c_str(), e.what());
+        return 1;
+      }
+      r.label = run.label;
+      for (const auto& [key, value] : run.params) {
+        r.params.push_back(report::RunParam{key, value});
+      }
+      r.backend = "emu";
+      r.seed = run.scenario.seed;
+      r.config_toml = config::dump(run.scenario);
+      report::print(stdout, report::format_run_report(r));
+      std::fflush(stdout);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+      results.meta.runs.push_back(report::RunMeta{r.label, wall, 0, 0});
+      results.runs.push_back(std::move(r));
+    }
+    if (!quiet) {
+      print_summary(run, result);
+    } else if (!result.pcap_error.empty()) {
+      std::fprintf(stderr, "nicsim emulate: pcap: %s\n", result.pcap_error.c_str());
+    }
+    if (result.exit_status != 0 || result.signal != 0) {
+      status = result.exit_status;
+      break;
+    }
   }
-  emu::SessionResult result;
-  try {
-    result = emu::run_session(run, args->session);
-  } catch (const InvalidParams& e) {
-    std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nicsim emulate: %s\n", e.what());
-    return 1;
+  results.meta.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (args->json) {
+    std::ofstream f(*args->json, std::ios::binary | std::ios::trunc);
+    f << report::to_json(results);
+    f.close();
+    if (!f) {
+      std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
+      return 1;
+    }
   }
-  if (!quiet) {
-    print_summary(run, result);
-  } else if (!result.pcap_error.empty()) {
-    std::fprintf(stderr, "nicsim emulate: pcap: %s\n", result.pcap_error.c_str());
-  }
-  return result.exit_status;
+  return status;
 }
 
 }  // namespace nicsim::tools
