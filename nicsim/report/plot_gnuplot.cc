@@ -34,10 +34,22 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
 
-// Extension point for run phases (rrul): vertical lines at phase boundaries.
+// Dashed vertical lines at the phase boundaries (rrul: idle / load / idle), each phase's
+// name at the top of its span.
 std::string phase_marks(const Run& run) {
-  (void)run;
-  return "";
+  std::string s;
+  for (const Phase& p : run.phases) {
+    s += "set arrow from " + num(p.start_s) + ", graph 0 to " + num(p.start_s) +
+         ", graph 1 nohead dashtype 2 lc rgb 'gray40'\n";
+    s += "set label " + gnuplot_quote(p.name) + " at " + num((p.start_s + p.end_s) / 2) +
+         ", graph 0.97 center textcolor rgb 'gray30'\n";
+  }
+  if (!run.phases.empty()) {
+    const double end = run.phases.back().end_s;
+    s += "set arrow from " + num(end) + ", graph 0 to " + num(end) +
+         ", graph 1 nohead dashtype 2 lc rgb 'gray40'\n";
+  }
+  return s;
 }
 
 // Directions that carried traffic (a direction without flows would only draw a zero line).
@@ -120,10 +132,15 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   return {s, {{"totals.dat", data}}};
 }
 
-// Extension point for probe samples (ProbeSeries): the RTTs of every received sample.
+// The RTTs of every received sample (lost ones have none).
 std::vector<double> probe_samples(const ProbeLatency& p) {
-  (void)p;
-  return {};
+  std::vector<double> out;
+  for (const std::optional<double>& v : p.series.rtt_ms) {
+    if (v) {
+      out.push_back(*v);
+    }
+  }
+  return out;
 }
 
 GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& output,
