@@ -7,8 +7,11 @@
 #  2. `nicsim export` of the JSON gives byte-identical flent files to `nicsim run --flent`;
 #  3. the CSV tables parse and agree with the JSON;
 #  4. `nicsim compare` prints one row per run with the JSON's goodput and p50/p99;
-#  5. bad results files / command lines exit 2 with one line naming the file and JSON path.
-# Usage: export_test.sh NICSIM_BINARY SOURCE_DIR
+#  5. bad results files / command lines exit 2 with one line naming the file and JSON path;
+#  6. an rrul-shaped document (report_schema_sample's full sample: rrul flow names, DSCP-marked
+#     probes with per-sample series, phases) loads in flent as flent's "rrul" test, with flent's
+#     statistics of the ping series equal to the probe's statistics.
+# Usage: export_test.sh NICSIM_BINARY SOURCE_DIR [REPORT_SCHEMA_SAMPLE_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 command -v flent >/dev/null || fail "flent not installed (run scripts/setup.sh)"
@@ -159,4 +162,45 @@ expect_usage_error "nothing to do: give --csv or --flent" "$nicsim" export r.jso
 expect_usage_error "missing the results files" "$nicsim" compare
 "$nicsim" export --help | grep -q "flent -i OUT -f stats" || fail "export --help"
 "$nicsim" compare --help | grep -q "induced latency" || fail "compare --help"
+# 6. rrul-shaped document with probe samples.
+if [ -n "${3:-}" ]; then
+  "$3" full > full.json
+  "$nicsim" export full.json --flent rrul.flent.gz --run "bql=true rate=1Gbit" 2>/dev/null
+  flent -i rrul.flent.gz -f stats -o rrul_stats.txt >flent_rrul.log 2>&1 \
+    || { cat flent_rrul.log; fail "flent -i rrul.flent.gz"; }
+  $py - full.json rrul_stats.txt rrul.flent.gz <<'PY' || fail "flent stats of the rrul sample"
+import gzip, json, re, sys
+import numpy as np
+run = json.load(open(sys.argv[1]))["runs"][1]
+doc = json.load(gzip.open(sys.argv[3], "rt"))
+assert doc["metadata"]["NAME"] == "rrul", doc["metadata"]["NAME"]
+stats, cur = {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r"^ (\S.*):$", line.rstrip("\n"))
+    if m:
+        cur = stats.setdefault(m.group(1), {}); continue
+    m = re.match(r"^  ([^:]+):\s+(-?[0-9.]+)", line)
+    if m and cur is not None:
+        cur[m.group(1).strip()] = float(m.group(2))
+# flent computed rrul's derived series from ours (rrul.conf DATA_SETS)
+for name in ("TCP upload BE", "TCP upload EF", "TCP download BE", "TCP download EF",
+             "TCP upload sum", "TCP download sum", "TCP totals", "Ping (ms) ICMP",
+             "Ping (ms) UDP EF", "Ping (ms) avg"):
+    assert name in stats, (name, sorted(stats))
+def same(what, got, want):
+    assert abs(got - want) <= 2e-6 * max(1.0, abs(want)), (what, got, want)
+ping = run["latency_ms"]["ping"]   # its series holds exactly the samples of its statistics
+s = stats["Ping (ms) ICMP"]
+same("count", s["Data points"], ping["count"])
+for key, fk in (("min", "Min"), ("p50", "Median"), ("p99", "99th %"), ("max", "Max"),
+                ("mean", "Mean"), ("mdev", "Std dev")):
+    same("ping " + key, s[fk], ping[key])
+ef = [v for v in run["latency_ms"]["udp_ef"]["series"]["rtt_ms"] if v is not None]
+same("udp_ef samples", stats["Ping (ms) UDP EF"]["Data points"], len(ef))
+same("udp_ef median", stats["Ping (ms) UDP EF"]["Median"], float(np.median(ef)))
+flow = run["transfer"]["a->b"]["flows"][1]
+assert flow["name"] == "TCP upload EF"
+same("TCP upload EF mean", stats["TCP upload EF"]["Mean"], flow["receiver"]["bits_per_second"] / 1e6)
+PY
+fi
 echo "export test: ok"
