@@ -155,7 +155,9 @@ GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& outp
       continue;
     }
     std::sort(v.begin(), v.end());
-    std::string data = "# rtt_ms fraction_at_or_below\n";
+    // Empirical CDF: 0 below the smallest sample, (i+1)/n from the i-th sorted sample on;
+    // drawn `with steps`, so each sample is a vertical jump.
+    std::string data = "# rtt_ms fraction_at_or_below\n" + num(v.front()) + " 0\n";
     const double n = static_cast<double>(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       data += num(v[i]) + " " + num(static_cast<double>(i + 1) / n) + "\n";
@@ -174,7 +176,8 @@ GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& outp
   s += "set output " + gnuplot_quote(output) + "\n";
   s += "set title " + gnuplot_quote("Latency CDF (RTT) - " + run_title(pr)) + "\n";
   s += "set xlabel 'round-trip time (ms)'\nset ylabel 'fraction of samples'\n";
-  s += "set yrange [0:1]\nset grid\nset key bottom right\n";
+  s += "set yrange [0:1]\nset offsets graph 0.03, graph 0.03, 0, 0\nset grid\n"
+       "set key bottom right\n";
   job.script = s + plot + "\n";
   return job;
 }

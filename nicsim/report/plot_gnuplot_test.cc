@@ -94,9 +94,9 @@ TEST(Gnuplot, CdfFromProbeSamples) {
   // ping: 5 received of 6 (sorted, fraction i/n); udp_ef: 1 received; udp_bk: none (no line)
   ASSERT_EQ(job.data_files.size(), 2u);
   EXPECT_EQ(job.data_files[0].second,
-            "# rtt_ms fraction_at_or_below\n0.344 0.2\n0.399 0.4\n0.401 0.6\n0.432 0.8\n"
-            "0.558 1\n");
-  EXPECT_EQ(job.data_files[1].second, "# rtt_ms fraction_at_or_below\n1 1\n");
+            "# rtt_ms fraction_at_or_below\n0.344 0\n0.344 0.2\n0.399 0.4\n0.401 0.6\n"
+            "0.432 0.8\n0.558 1\n");
+  EXPECT_EQ(job.data_files[1].second, "# rtt_ms fraction_at_or_below\n1 0\n1 1\n");
   EXPECT_TRUE(contains(job.script, "'/d/cdf0.dat' using 1:2 with steps lw 2 title "
                                    "'ping (icmp, n=5)'"));
   EXPECT_TRUE(contains(job.script, "'udp_ef (udp, n=1)'"));

@@ -2,7 +2,9 @@
 # End-to-end checks of `nicsim plot` (CTest: cli_plot): every kind renders through Debian's
 # gnuplot to PNG (signature, IHDR size 1000x600) and SVG (parses as XML, has the plot's
 # title, axis labels, legend entries and drawn paths); errors exit 2 with one line.
-# Usage: plot_test.sh NICSIM_BINARY SOURCE_DIR
+# With REPORT_SCHEMA_SAMPLE_BINARY, also the rrul-shaped full sample: totals with phase marks
+# and the CDF from probe samples.
+# Usage: plot_test.sh NICSIM_BINARY SOURCE_DIR [REPORT_SCHEMA_SAMPLE_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "gnuplot not installed (run scripts/setup.sh)"
@@ -55,6 +57,18 @@ if $py -c 'import json,sys; sys.exit(0 if json.load(open("r.json"))["runs"][0]["
 else
   expect_error 2 "has no latency samples (probe series)" \
     "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png
+fi
+
+if [ -n "${3:-}" ]; then
+  "$3" full > full.json
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" --kind cdf -o full_cdf.png 2>/dev/null
+  check_png full_cdf.png
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" --kind cdf -o full_cdf.svg 2>/dev/null
+  check_svg full_cdf.svg "Latency CDF (RTT)" "ping (icmp, n=5)" "udp_ef (udp, n=1)"
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" -o full_totals.svg 2>/dev/null
+  check_svg full_totals.svg "idle_before" "load" "idle_after"
+  "$nicsim" plot full.json --kind compare -o full_cmp.svg 2>/dev/null
+  check_svg full_cmp.svg "Goodput vs induced latency" "induced latency (ms)"
 fi
 
 # Errors.
