@@ -51,12 +51,13 @@ TEST(Csv, TablesOfTheFullSample) {
 
   const std::vector<std::string> runs = lines(table(ts, "runs.csv").text);
   ASSERT_EQ(runs.size(), 3u);
-  EXPECT_EQ(runs[0],
-            "run,label,backend,seed,duration_s,goodput_a_to_b_bps,goodput_b_to_a_bps,retransmits,"
-            "main_probe,main_p50_ms,main_p99_ms,induced_latency_ms,grade,rpm,idle_rtt_p50_ms,"
-            "loaded_rtt_p50_ms,loaded_rtt_p99_ms,fairness_all,load_goodput_a_to_b_bps,"
-            "load_goodput_b_to_a_bps,param:hosts.a.nic.bql,param:wire.rate,param:hosts.a.nic.tx_ring,"
-            "param:hosts.a.tcp.pacing_ratio");
+  EXPECT_EQ(
+      runs[0],
+      "run,label,backend,seed,duration_s,goodput_a_to_b_bps,goodput_b_to_a_bps,retransmits,"
+      "main_probe,main_p50_ms,main_p99_ms,induced_latency_ms,grade,rpm,idle_rtt_p50_ms,"
+      "loaded_rtt_p50_ms,loaded_rtt_p99_ms,fairness_all,load_goodput_a_to_b_bps,"
+      "load_goodput_b_to_a_bps,param:hosts.a.nic.bql,param:wire.rate,param:hosts.a.nic.tx_ring,"
+      "param:hosts.a.tcp.pacing_ratio");
   EXPECT_EQ(runs[2].rfind("1,bql=true rate=1Gbit,sim,42,2,", 0), 0u) << runs[2];
   // main probe ping: p50 0.401, p99; induced 0.226, grade A+, RPM 1e5; idle p50 of {0.344,
   // 0.399}; loaded p50 of {0.401, 0.432, 0.558, 1.0}; fairness 0.75; load goodput

@@ -59,8 +59,8 @@ TEST(Gnuplot, TotalsMarksPhases) {
 
 TEST(Gnuplot, CompareUsesInducedLatencyOfRrulRuns) {
   const Results res = samples::full_sample_results();
-  const GnuplotJob job = gnuplot_job(PlotKind::kCompare, {{"a.json", &res.runs[0]}},
-                                     PlotFormat::kPng, "c.png", "");
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kCompare, {{"a.json", &res.runs[0]}}, PlotFormat::kPng, "c.png", "");
   EXPECT_TRUE(contains(job.script, "set xlabel 'induced latency (ms)'"));
   EXPECT_TRUE(contains(job.data_files[0].second, "\n0.226 7.95223880597015 23.856716417910448\n"))
       << job.data_files[0].second;
@@ -97,8 +97,9 @@ TEST(Gnuplot, CdfFromProbeSamples) {
             "# rtt_ms fraction_at_or_below\n0.344 0\n0.344 0.2\n0.399 0.4\n0.401 0.6\n"
             "0.432 0.8\n0.558 1\n");
   EXPECT_EQ(job.data_files[1].second, "# rtt_ms fraction_at_or_below\n1 0\n1 1\n");
-  EXPECT_TRUE(contains(job.script, "'/d/cdf0.dat' using 1:2 with steps lw 2 title "
-                                   "'ping (icmp, n=5)'"));
+  EXPECT_TRUE(contains(job.script,
+                       "'/d/cdf0.dat' using 1:2 with steps lw 2 title "
+                       "'ping (icmp, n=5)'"));
   EXPECT_TRUE(contains(job.script, "'udp_ef (udp, n=1)'"));
   EXPECT_FALSE(contains(job.script, "udp_bk"));
 }

@@ -42,8 +42,8 @@ TEST(RunSummary, CompareTableAlignsColumns) {
   const Results res = samples::full_sample_results();
   report::Run plain = res.runs[0];
   plain.latency_under_load.reset();
-  const std::string t = format_compare_table({{"a.json", summarize(plain)},
-                                              {"long-name.json", summarize(res.runs[1])}});
+  const std::string t = format_compare_table(
+      {{"a.json", summarize(plain)}, {"long-name.json", summarize(res.runs[1])}});
   const std::string want =
       "file            run                   backend  a->b Mbit/s  b->a Mbit/s  probe  p50 ms  "
       "p99 ms  induced ms  grade     RPM\n"
