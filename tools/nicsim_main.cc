@@ -8,6 +8,7 @@
 #include "tools/emulate_command.h"
 #include "tools/export_command.h"
 #include "tools/plot_command.h"
+#include "tools/live_commands.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -27,6 +28,9 @@ constexpr const char* kUsage =
     "              draw results with gnuplot (nicsim plot --help)\n"
     "  compare A.json B.json ...\n"
     "              side-by-side table of runs: goodput, p50/p99 latency, grade, RPM\n"
+    "  server      serve `nicsim rrul` clients (TCP sinks/sources, UDP echo) on a real network\n"
+    "  rrul HOST   flent's rrul test against a `nicsim server` on HOST: throughput, latency\n"
+    "              under load, per-DSCP latency (nicsim rrul --help)\n"
     "  demo        a short tour of the algorithm library (BQL limits, fq_codel vs FIFO,\n"
     "              USB RX aggregation)\n"
     "  help        show this help\n"
@@ -60,6 +64,12 @@ int main(int argc, char** argv) {
   }
   if (cmd == "compare") {
     return nicsim::tools::compare_command(argc, argv);
+  }
+  if (cmd == "server") {
+    return nicsim::tools::server_command(argc, argv);
+  }
+  if (cmd == "rrul") {
+    return nicsim::tools::rrul_command(argc, argv);
   }
   if (cmd == "demo") {
     return nicsim::tools::run_demo();

@@ -219,8 +219,8 @@ std::vector<std::string> check_results(const Results& results) {
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     const std::string at = "runs[" + std::to_string(i) + "]";
-    if (r.backend != "sim" && r.backend != "emu") {
-      c.fail(at + ".backend: must be \"sim\" or \"emu\", got \"" + r.backend + "\"");
+    if (r.backend != "sim" && r.backend != "emu" && r.backend != "live") {
+      c.fail(at + ".backend: must be \"sim\", \"emu\" or \"live\", got \"" + r.backend + "\"");
     }
     c.finite(r.duration_s, at + ".duration_s");
     for (Direction d : kDirections) {

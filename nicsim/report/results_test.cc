@@ -58,7 +58,7 @@ TEST(Results, CheckFindsStructuralProblems) {
   r.runs[1].latency_ms["ping"].rtt.p90 = 100;  // above max
   const std::vector<std::string> problems = check_results(r);
   ASSERT_EQ(problems.size(), 5u);
-  EXPECT_EQ(problems[0], "runs[0].backend: must be \"sim\" or \"emu\", got \"ns3\"");
+  EXPECT_EQ(problems[0], "runs[0].backend: must be \"sim\", \"emu\" or \"live\", got \"ns3\"");
   EXPECT_EQ(problems[1], "runs[0].queues.a.ring_bytes: 2 samples, time_s has 3");
   EXPECT_EQ(problems[2], "runs[1].duration_s: not a finite number");
   EXPECT_EQ(problems[3], "runs[1].latency_ms.ping: expected min <= p50 <= p90 <= p99 <= max");

@@ -24,7 +24,7 @@ except ImportError:
 VALID_SAMPLES = ["full", "minimal", "legacy"]
 # Invalid sample -> text expected in the rejection (the offending path or keyword).
 INVALID_SAMPLES = {
-    "bad-backend": "'ns3' is not one of ['sim', 'emu']",
+    "bad-backend": "'ns3' is not one of ['sim', 'emu', 'live']",
     "bad-direction": "'b-a' was unexpected",
     "stats-null-with-count": "None is not of type 'number'",
     "missing-meta": "'meta' is a required property",
