@@ -203,12 +203,14 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
   const bool several_files = std::any_of(runs.begin(), runs.end(),
                                          [&](const PlotRun& p) { return p.file != runs[0].file; });
   size_t row = 0;
+  bool negative = false;  // induced latency can be < 0 (loaded faster than idle, e.g. loopback)
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSummary& s = sums[i];
     const std::optional<double> x = induced ? s.induced_latency_ms : s.p99_ms;
     if (!x) {
       continue;
     }
+    negative = negative || *x < 0;
     data += num(*x) + " " + num(s.goodput_bps.a_to_b / 1e6) + " " +
             num(s.goodput_bps.b_to_a / 1e6) + "\n";
     const std::string name = (several_files ? runs[i].file + " " : std::string()) + s.backend +
@@ -238,8 +240,9 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
        "\n";
   s += std::string("set xlabel '") +
        (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
-  s += "set ylabel 'goodput (Mbit/s)'\nset xrange [0:*]\nset yrange [0:*]\n"
-       "set offsets 0, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
+  s += negative ? "set xrange [*:*]\nset yzeroaxis\n" : "set xrange [0:*]\n";
+  s += "set ylabel 'goodput (Mbit/s)'\nset yrange [0:*]\n"
+       "set offsets graph 0.05, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
   s += plot + "\n";
   return {s, {{"compare.dat", data}}};
 }
