@@ -81,6 +81,15 @@ expect_usage_error "the file name must end in .png or .svg" "$nicsim" plot r.jso
 expect_usage_error "--kind: expected totals, cdf or compare, got 'box'" \
   "$nicsim" plot r.json -o x.png --kind box
 [ ! -e x.png ] || fail "a failed plot left x.png"
+# gnuplot failing: its error line, exit 1; gnuplot "succeeding" without output: exit 1.
+mkdir fakebin
+printf '#!/bin/sh\necho "   ^" >&2\necho "\\"plot.gp\\" line 3: boom" >&2\nexit 1\n' > fakebin/gnuplot
+chmod +x fakebin/gnuplot
+expect_error 1 'gnuplot failed: "plot.gp" line 3: boom' env PATH="$work/fakebin" \
+  "$nicsim" plot r.json --run bql=false -o x.png
+printf '#!/bin/sh\nexit 0\n' > fakebin/gnuplot
+expect_error 1 "gnuplot exited 0 but wrote nothing to x.png" env PATH="$work/fakebin" \
+  "$nicsim" plot r.json --run bql=false -o x.png
 "$nicsim" plot --help | grep -q "gnuplot-nox" || fail "plot --help"
 ls /tmp | grep -q '^nicsim-plot-' && [ -n "$(find /tmp -maxdepth 1 -name 'nicsim-plot-*' -newer r.json)" ] \
   && fail "scratch directory left behind"
