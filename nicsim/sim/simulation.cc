@@ -19,6 +19,7 @@
 #include "nicsim/model/wire.h"
 #include "nicsim/report/latency_recorder.h"
 #include "nicsim/sim/engine.h"
+#include "nicsim/sim/index_set.h"
 #include "nicsim/sim/meta_table.h"
 #include "nicsim/sim/tcp/params.h"
 #include "nicsim/sim/tcp/receiver.h"
@@ -91,8 +92,8 @@ struct StageAcc {
     }
   }
   report::StageTime result(const char* name) const {
-    return report::StageTime{name, packets > 0 ? (total / static_cast<int64_t>(packets)).to_ms() : 0.0,
-                             packets};
+    return report::StageTime{
+        name, packets > 0 ? (total / static_cast<int64_t>(packets)).to_ms() : 0.0, packets};
   }
 };
 
@@ -115,6 +116,8 @@ struct Simulation::World {
     tcp::TcpReceiver receiver;
     uint32_t hash_data = 0;
     uint32_t hash_ack = 0;
+    uint32_t sender_ep = 0;    // the sender's endpoint index on host `from` (Host::due)
+    uint32_t receiver_ep = 0;  // the receiver's endpoint index on host `to`
     // Interval bookkeeping.
     uint64_t last_received = 0;
     uint64_t last_retransmits = 0;
@@ -158,9 +161,21 @@ struct Simulation::World {
     };
     std::vector<Delivered> delivered;
     std::vector<std::pair<model::TxRelease, Time>> released;
+    // The batches being handled while the NIC queues new callbacks into the two above (swapped,
+    // so neither vector gives its buffer back to the allocator).
+    std::vector<Delivered> delivered_work;
+    std::vector<std::pair<model::TxRelease, Time>> released_work;
     std::vector<TcpFlow*> sending;    // flows whose sender lives here
     std::vector<TcpFlow*> receiving;  // flows whose receiver lives here
     std::vector<Probe*> probing;      // probes sent from here
+    // Wake-up bookkeeping (next_time): endpoint e is sending[e]'s sender, then receiving's
+    // receivers, then probing's probes. An endpoint's state changes only through calls made
+    // while a host runs, and every such call marks it (touch_sender / touch_receiver), so
+    // `due` is re-read only for marked endpoints and only they are drained of output.
+    std::vector<Time> due;       // each endpoint's next time; Time::max(): none
+    Time due_min = Time::max();  // the earliest of `due` (as of the last refresh_due)
+    IndexSet retime;             // endpoints whose `due` must be re-read
+    IndexSet may_output;         // TCP endpoints that may have segments queued for the NIC
 
     void deliver(Packet&& frame, Time now) override {
       delivered.push_back(Delivered{std::move(frame), now});
@@ -226,6 +241,21 @@ struct Simulation::World {
     }
     for (auto& p : probes) {
       hosts[static_cast<size_t>(p->from)].probing.push_back(p.get());
+    }
+    for (Host& h : hosts) {
+      for (size_t k = 0; k < h.sending.size(); ++k) {
+        h.sending[k]->sender_ep = static_cast<uint32_t>(k);
+      }
+      for (size_t k = 0; k < h.receiving.size(); ++k) {
+        h.receiving[k]->receiver_ep = static_cast<uint32_t>(h.sending.size() + k);
+      }
+      const size_t endpoints = h.sending.size() + h.receiving.size() + h.probing.size();
+      h.due.assign(endpoints, Time::max());
+      h.retime.resize(endpoints);
+      h.may_output.resize(endpoints);
+      for (size_t e = 0; e < endpoints; ++e) {
+        h.retime.insert(e);
+      }
     }
   }
 
@@ -343,14 +373,16 @@ struct Simulation::World {
       meta.unref(handle, 2 * segs);
       if (from_sender) {
         flow.sender.on_local_drop(seg, now);
+        retime_sender(flow);
       }
     } else if (v == Verdict::kCongested && from_sender) {
       flow.sender.on_local_congestion(now);
+      retime_sender(flow);
     }
   }
 
-  void send_probe_packet(Host& host, Probe& probe, PacketMeta::Kind kind, uint64_t seq,
-                         Time sent, Time forward_arrival, Time now) {
+  void send_probe_packet(Host& host, Probe& probe, PacketMeta::Kind kind, uint64_t seq, Time sent,
+                         Time forward_arrival, Time now) {
     PacketMeta m;
     m.kind = kind;
     m.flow = probe.index;
@@ -365,18 +397,37 @@ struct Simulation::World {
     }
   }
 
-  // Drains every TCP endpoint output on `host` into its NIC.
+  // Every call into a TCP endpoint is followed by one of these, so the host re-reads its next
+  // time and drains its output (see Host::due).
+  void retime_sender(TcpFlow& f) { hosts[static_cast<size_t>(f.from)].retime.insert(f.sender_ep); }
+  void touch_sender(TcpFlow& f) {
+    Host& h = hosts[static_cast<size_t>(f.from)];
+    h.retime.insert(f.sender_ep);
+    h.may_output.insert(f.sender_ep);
+  }
+  void touch_receiver(TcpFlow& f) {
+    Host& h = hosts[static_cast<size_t>(f.to)];
+    h.retime.insert(f.receiver_ep);
+    h.may_output.insert(f.receiver_ep);
+  }
+
+  // Drains every TCP endpoint output on `host` into its NIC: senders in order, then receivers
+  // (only endpoints touched since the last drain can have output).
   void drain_outputs(Host& host, Time now) {
-    for (TcpFlow* f : host.sending) {
-      while (f->sender.has_output()) {
-        send_segment(host, *f, f->sender.pop_output(), true, now);
+    const size_t senders = host.sending.size();
+    host.may_output.drain([&](size_t e) {
+      if (e < senders) {
+        TcpFlow& f = *host.sending[e];
+        while (f.sender.has_output()) {
+          send_segment(host, f, f.sender.pop_output(), true, now);
+        }
+      } else {
+        TcpFlow& f = *host.receiving[e - senders];
+        while (f.receiver.has_output()) {
+          send_segment(host, f, f.receiver.pop_output(), false, now);
+        }
       }
-    }
-    for (TcpFlow* f : host.receiving) {
-      while (f->receiver.has_output()) {
-        send_segment(host, *f, f->receiver.pop_output(), false, now);
-      }
-    }
+    });
   }
 
   void record_stages(const Packet& p, Direction dir) {
@@ -398,13 +449,17 @@ struct Simulation::World {
       case PacketMeta::Kind::kTcpData: {
         tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
         seg.ecn = frame.ecn();
-        flows[m.flow]->receiver.on_segment(seg, now);
+        TcpFlow& f = *flows[m.flow];
+        f.receiver.on_segment(seg, now);
+        touch_receiver(f);
         break;
       }
       case PacketMeta::Kind::kTcpAck: {
         tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
         seg.ecn = frame.ecn();
-        flows[m.flow]->sender.on_segment(seg, now);
+        TcpFlow& f = *flows[m.flow];
+        f.sender.on_segment(seg, now);
+        touch_sender(f);
         break;
       }
       case PacketMeta::Kind::kEchoRequest:
@@ -456,13 +511,57 @@ struct Simulation::World {
         }
       }
       f.sender.on_tx_released(bytes, now);
+      touch_sender(f);
     }
     meta.unref(r.meta, r.segs);
   }
 
   // ---- scheduling ----------------------------------------------------------------------
 
-  std::optional<Time> next_time(const Host& h) const {
+  // Endpoint e's next time (Host::due), read from the endpoint itself.
+  static Time endpoint_time(const Host& h, size_t e) {
+    const size_t senders = h.sending.size();
+    const size_t tcp = senders + h.receiving.size();
+    if (e < senders) {
+      const TcpFlow& f = *h.sending[e];
+      return f.started ? f.sender.next_event().value_or(Time::max()) : f.start;
+    }
+    if (e < tcp) {
+      const TcpFlow& f = *h.receiving[e - senders];
+      return f.started ? f.receiver.next_event().value_or(Time::max()) : Time::max();
+    }
+    const Probe& p = *h.probing[e - tcp];
+    return p.next_send < p.stop ? p.next_send : Time::max();
+  }
+
+  // Re-reads the marked endpoints' next times.
+  static void refresh_due(Host& h) {
+    if (h.retime.empty()) {
+      return;
+    }
+    h.retime.drain([&h](size_t e) { h.due[e] = endpoint_time(h, e); });
+    Time m = Time::max();
+    for (const Time d : h.due) {
+      m = min(m, d);
+    }
+    h.due_min = m;
+  }
+
+  // The host's next wake-up: the earliest of its NIC's next event and its endpoints' next
+  // times, none after the end of the run.
+  std::optional<Time> next_time(Host& h) {
+    refresh_due(h);
+    const Time t = min(h.nic->next_event().value_or(Time::max()), h.due_min);
+    std::optional<Time> result = t > end ? std::nullopt : std::optional<Time>(t);
+    if (options.check_wakeups && result != scan_next_time(h)) {
+      throw std::logic_error("simulation: cached wake-up of host '" + h.name +
+                             "' differs from a full scan (an endpoint call without touch?)");
+    }
+    return result;
+  }
+
+  // next_time by a full scan of every endpoint (SimOptions::check_wakeups).
+  std::optional<Time> scan_next_time(const Host& h) const {
     std::optional<Time> t = h.nic->next_event();
     auto take = [&t](std::optional<Time> c) {
       if (c && (!t || *c < *t)) {
@@ -490,35 +589,51 @@ struct Simulation::World {
 
   void reschedule(Host& h) { h.wakeup->set(next_time(h)); }
 
+  // Runs endpoint e of `h`, due at `now`.
+  void run_endpoint(Host& h, size_t e, Time now) {
+    const size_t senders = h.sending.size();
+    const size_t tcp = senders + h.receiving.size();
+    if (e < senders) {
+      TcpFlow& f = *h.sending[e];
+      if (!f.started) {
+        f.started = true;
+        f.sender.connect(now);
+        // The receiver's next time now counts on its host.
+        hosts[static_cast<size_t>(f.to)].retime.insert(f.receiver_ep);
+      } else {
+        f.sender.advance(now);
+      }
+      touch_sender(f);
+    } else if (e < tcp) {
+      TcpFlow& f = *h.receiving[e - senders];
+      f.receiver.advance(now);
+      touch_receiver(f);
+    } else {
+      Probe& p = *h.probing[e - tcp];
+      while (p.next_send <= now && p.next_send < p.stop) {
+        ++p.sent;
+        send_probe_packet(h, p,
+                          p.icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
+                          ++p.seq, p.next_send, Time::zero(), now);
+        p.next_send += p.interval;
+      }
+      h.retime.insert(e);
+    }
+  }
+
   void service(Host& h, Time now) {
     const uint64_t sent_before = wires[static_cast<size_t>(h.index)]->stats().frames;
     if (auto t = h.nic->next_event(); t && *t <= now) {
       h.nic->advance(now);
     }
-    for (TcpFlow* f : h.sending) {
-      if (!f->started && f->start <= now) {
-        f->started = true;
-        f->sender.connect(now);
-      } else if (f->started) {
-        if (auto t = f->sender.next_event(); t && *t <= now) {
-          f->sender.advance(now);
+    // Endpoints due now, in endpoint order (running one never changes another's next time:
+    // NIC callbacks are queued). A flow started by the peer may have marked a receiver here.
+    refresh_due(h);
+    if (h.due_min <= now) {
+      for (size_t e = 0; e < h.due.size(); ++e) {
+        if (h.due[e] <= now) {
+          run_endpoint(h, e, now);
         }
-      }
-    }
-    for (TcpFlow* f : h.receiving) {
-      if (f->started) {
-        if (auto t = f->receiver.next_event(); t && *t <= now) {
-          f->receiver.advance(now);
-        }
-      }
-    }
-    for (Probe* p : h.probing) {
-      while (p->next_send <= now && p->next_send < p->stop) {
-        ++p->sent;
-        send_probe_packet(h, *p,
-                          p->icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
-                          ++p->seq, p->next_send, Time::zero(), now);
-        p->next_send += p->interval;
       }
     }
     // Queued NIC callbacks and TCP outputs, until nothing is left.
@@ -527,16 +642,16 @@ struct Simulation::World {
       if (h.released.empty() && h.delivered.empty()) {
         break;
       }
-      auto released = std::move(h.released);
-      h.released.clear();
-      for (const auto& [r, t] : released) {
+      h.released_work.swap(h.released);
+      for (const auto& [r, t] : h.released_work) {
         on_released(r, max(t, now));
       }
-      auto delivered = std::move(h.delivered);
-      h.delivered.clear();
-      for (auto& d : delivered) {
+      h.released_work.clear();
+      h.delivered_work.swap(h.delivered);
+      for (auto& d : h.delivered_work) {
         on_delivered(h, std::move(d.frame), max(d.at, now));
       }
+      h.delivered_work.clear();
     }
     reschedule(h);
     // The peer's NIC reads the wire this host transmits on: only new frames can move its
@@ -600,7 +715,8 @@ struct Simulation::World {
     }
     for (auto& p : probes) {
       if (p->interval_count > 0) {
-        iv.latency_ms[p->name] = (p->interval_sum / static_cast<int64_t>(p->interval_count)).to_ms();
+        iv.latency_ms[p->name] =
+            (p->interval_sum / static_cast<int64_t>(p->interval_count)).to_ms();
       }
       p->interval_sum = Duration::zero();
       p->interval_count = 0;

@@ -4,9 +4,11 @@
 // discrete-event Engine. Deterministic: the same run and seed give the same report::Run.
 //
 // Each host is one Engine process with one Wakeup at the earliest of its NIC's next event, its
-// TCP endpoints' timers and its probes' next sends. The NICs read their incoming Wire
-// themselves, so after a host runs both hosts are rescheduled. NIC callbacks (deliver,
-// tx_released) are queued and handled after the NIC call returns, so nothing re-enters a model.
+// TCP endpoints' timers and its probes' next sends (each endpoint's time cached and re-read
+// only after a call into it, so a wake-up costs O(touched endpoints), not O(all)). The NICs read
+// their incoming Wire themselves, so after a host runs both hosts are rescheduled. NIC callbacks
+// (deliver, tx_released) are queued and handled after the NIC call returns, so nothing re-enters a
+// model.
 //
 // What a host does with packets (docs/sim/simulator.md):
 //  * TCP: segments from the TCP model become Packets (sizes per tcp/segment.h, GSO units as
@@ -32,6 +34,9 @@ struct SimOptions {
   Duration interval = Duration::s(1);           // iperf3-style interval table
   Duration queue_sample = Duration::ms(10);     // queue / BQL time series
   Duration progress_every = Duration::ms(500);  // simulated time between progress callbacks
+  // Tests: recompute each host's wake-up by a full scan of its endpoints too and throw
+  // std::logic_error if the cached one differs.
+  bool check_wakeups = false;
 };
 
 struct Progress {
