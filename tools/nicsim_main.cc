@@ -7,8 +7,8 @@
 #include "tools/demo.h"
 #include "tools/emulate_command.h"
 #include "tools/export_command.h"
-#include "tools/plot_command.h"
 #include "tools/live_commands.h"
+#include "tools/plot_command.h"
 #include "tools/run_command.h"
 
 namespace {
@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "compare") {
     return nicsim::tools::compare_command(argc, argv);
+  }
   if (cmd == "server") {
     return nicsim::tools::server_command(argc, argv);
   }
