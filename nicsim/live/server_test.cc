@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "nicsim/live/netns_traffic.h"
@@ -214,6 +215,27 @@ TEST(LiveServer, SlowlorisIsCutAfterTheRequestTimeout) {
   EXPECT_EQ(reject_reason(c.get()), "no complete request within 200 ms");
   server.stop();
   EXPECT_EQ(server.stats().timeouts, 1u);
+}
+
+// A client that asks for a source and never reads: the server's writes block, so the flow
+// cannot end normally; the connection is closed `grace` after the flow's end all the same.
+TEST(LiveServer, AClientThatNeverReadsIsClosedAfterTheGrace) {
+  ServerParams p;
+  p.grace = Duration::ms(200);
+  ServerThread server(p);
+  Fd c = connect_to(server.port());
+  int small = 4096;  // a small receive window, so the server's send buffer fills at once
+  ::setsockopt(c.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  std::vector<uint8_t> msg;
+  encode(Request{FlowKind::kSource, 0, 100, 1000, ""}, msg);
+  ASSERT_EQ(::send(c.get(), msg.data(), msg.size(), 0), static_cast<ssize_t>(msg.size()));
+  // Wait (bounded) for the server to give up on it; nothing is read meanwhile.
+  for (int i = 0; i < 200 && !log_has(server.log(), "still open"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  server.stop();
+  EXPECT_EQ(server.stats().timeouts, 1u);
+  EXPECT_TRUE(log_has(server.log(), ": still open 200 ms after the flow's end"));
 }
 
 TEST(LiveServer, OneClientTooManyIsTurnedAway) {
