@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev python3-jsonschema       # results JSON + its schema test (nicsim/report)
   libtomlplusplus-dev                          # TOML scenario and preset files (nicsim/config)
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
+  zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
+  flent python3-numpy                          # export test: flent reads our files (stats need numpy)
 )
 
 missing=()

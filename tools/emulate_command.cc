@@ -4,8 +4,13 @@
 // 1 when the emulation cannot be set up.
 #include "tools/emulate_command.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +23,17 @@
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/session.h"
 #include "nicsim/emu/sys.h"
+#include "nicsim/live/netns_traffic.h"
+#include "nicsim/live/traffic.h"
+#include "nicsim/report/json.h"
+#include "nicsim/report/text.h"
+
+#ifndef NICSIM_VERSION
+#define NICSIM_VERSION "0.0.0"
+#endif
+#ifndef NICSIM_GIT_COMMIT
+#define NICSIM_GIT_COMMIT ""
+#endif
 
 namespace nicsim::tools {
 namespace {
@@ -31,6 +47,12 @@ constexpr const char* kEmulateUsage =
     "iperf3 cross it. Today the emulated path is the wire (rate, delay, loss, jitter) behind a\n"
     "1000-frame FIFO per direction; the NIC models follow. Needs root.\n"
     "\n"
+    "Without CMD, nicsim runs the scenario's own traffic ([[traffic.tcp]], ping, udp_probe,\n"
+    "rrul) on real sockets across the emulated link — a nicsim server in host b, the client\n"
+    "in host a — and prints the same iperf3/ping tables as `nicsim run` (backend \"emu\");\n"
+    "every [vary] combination is emulated in turn.\n"
+    "\n"
+    "  --json OUT      without CMD: also write the runs as one JSON document (docs/results.md)\n"
     "  -- CMD ARGS     run CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
     "                  with CMD's status. CMD finds host b's address in $NICSIM_PEER (also\n"
     "                  NICSIM_LOCAL, NICSIM_HOST, NICSIM_NETNS)\n"
@@ -58,6 +80,7 @@ struct EmulateArgs {
   std::string scenario;
   emu::SessionOptions session;
   std::optional<uint64_t> seed;
+  std::optional<std::string> json;
   bool quiet = false;
   bool cleanup = false;
 };
@@ -153,6 +176,10 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       a.seed = s;
+    } else if (arg == "--json") {
+      auto v = value("--json");
+      if (!v) return std::nullopt;
+      a.json = *v;
     } else if (arg == "--quiet") {
       a.quiet = true;
     } else if (arg == "--cleanup") {
@@ -176,6 +203,10 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   }
   if (a.session.loop.busy_poll && !rt_given) {
     a.session.loop.rt_priority = 0;  // a SCHED_FIFO busy loop would be throttled (docs/emu.md)
+  }
+  if (a.json && !a.session.command.empty()) {
+    error = "--json reports the scenario's own traffic: it cannot be used with -- CMD";
+    return std::nullopt;
   }
   if (a.scenario.empty() && !a.cleanup) {
     error = "missing the scenario file";
@@ -242,6 +273,28 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
   (void)run;
 }
 
+bool has_traffic(const config::Scenario& s) {
+  const config::TrafficConfig& t = s.traffic;
+  return !t.tcp.empty() || !t.ping.empty() || !t.udp_probe.empty() || !t.rrul.empty();
+}
+
+report::Results new_results(int argc, char** argv) {
+  report::Results results;
+  results.meta.nicsim_version = NICSIM_VERSION;
+  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
+    results.meta.git_commit = NICSIM_GIT_COMMIT;
+  }
+  results.meta.start_time = report::iso8601_utc(static_cast<int64_t>(std::time(nullptr)));
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) {
+    results.meta.host = host;
+  }
+  for (int i = 0; i < argc; ++i) {
+    results.meta.command_line.emplace_back(argv[i]);
+  }
+  return results;
+}
+
 }  // namespace
 
 int emulate_command(int argc, char** argv) {
@@ -270,47 +323,130 @@ int emulate_command(int argc, char** argv) {
     }
     return 0;
   }
-  if (loaded.runs.size() != 1) {
+  const bool own_traffic = args->session.command.empty() && has_traffic(loaded.scenario);
+  if (loaded.runs.size() != 1 && !own_traffic) {
     std::fprintf(stderr,
-                 "nicsim emulate: %s has %zu runs ([vary]); the emulator runs one scenario at a "
-                 "time for now\n",
+                 "nicsim emulate: %s has %zu runs ([vary]); with a command the emulator runs one "
+                 "scenario at a time (without -- CMD every combination runs the scenario's "
+                 "traffic in turn)\n",
                  args->scenario.c_str(), loaded.runs.size());
     return 2;
   }
-  config::Run run = loaded.runs[0];
-  if (args->seed) {
-    run.scenario.seed = *args->seed;
+  if (args->json && !own_traffic) {
+    std::fprintf(stderr, "nicsim emulate: --json: %s has no [[traffic.*]] to measure\n",
+                 args->scenario.c_str());
+    return 2;
   }
   const bool quiet = args->quiet;
-  args->session.notice = [quiet](const std::string& line) {
+  auto notice = [quiet](const std::string& line) {
     if (!quiet) {
       std::fprintf(stderr, "nicsim: %s\n", line.c_str());
     }
   };
-  if (!quiet) {
-    for (const std::string& line : emu::unsupported_settings(run.scenario)) {
-      std::fprintf(stderr, "nicsim: not emulated yet: %s\n", line.c_str());
+  args->session.notice = notice;
+  if (!args->session.command.empty() && has_traffic(loaded.scenario)) {
+    notice("the scenario's [[traffic.*]] entries are not run: the command is the traffic");
+  }
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  report::Results results = new_results(argc, argv);
+  int status = 0;
+  for (size_t i = 0; i < loaded.runs.size(); ++i) {
+    config::Run run = loaded.runs[i];
+    if (args->seed) {
+      run.scenario.seed = *args->seed;
     }
-    args->session.on_ready = [](const emu::Topology& t) {
-      std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
-                   t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
-                   t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+    if (args->session.duration) {
+      run.scenario.duration = *args->session.duration;
+    }
+    if (loaded.runs.size() > 1) {
+      notice("run " + std::to_string(i + 1) + "/" + std::to_string(loaded.runs.size()) + ": " +
+             run.label);
+    }
+    if (!quiet) {
+      for (const std::string& line : emu::unsupported_settings(run.scenario)) {
+        std::fprintf(stderr, "nicsim: not emulated yet: %s\n", line.c_str());
+      }
+    }
+    emu::SessionOptions session = args->session;
+    std::optional<live::NetnsTraffic> traffic;
+    if (own_traffic) {
+      live::TrafficPlan plan;
+      try {
+        plan = live::plan_from_scenario(run.scenario);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
+        return 2;
+      }
+      // Safety cap only: the run ends when the traffic reports done (done_fd).
+      session.duration = plan.duration + Duration::s(30);
+      traffic.emplace(plan, notice);
+      session.done_fd = traffic->done_fd();
+    }
+    session.on_ready = [&](const emu::Topology& t) {
+      if (!quiet) {
+        std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
+                     t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
+                     t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+      }
+      if (traffic) {
+        traffic->start(live::NetnsHosts{t.host(0).netns_fd.get(), t.host(1).netns_fd.get(),
+                                        t.host(0).addr, t.host(1).addr});
+      }
     };
+    const auto run_start = std::chrono::steady_clock::now();
+    emu::SessionResult result;
+    try {
+      result = emu::run_session(run, session);
+    } catch (const InvalidParams& e) {
+      std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "nicsim emulate: %s\n", e.what());
+      return 1;
+    }
+    if (traffic) {
+      report::Run r;
+      try {
+        r = traffic->finish();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "nicsim emulate: %s: traffic: %s\n", args->scenario.c_str(), e.what());
+        return 1;
+      }
+      r.label = run.label;
+      for (const auto& [key, value] : run.params) {
+        r.params.push_back(report::RunParam{key, value});
+      }
+      r.backend = "emu";
+      r.seed = run.scenario.seed;
+      r.config_toml = config::dump(run.scenario);
+      report::print(stdout, report::format_run_report(r));
+      std::fflush(stdout);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+      results.meta.runs.push_back(report::RunMeta{r.label, wall, 0, 0});
+      results.runs.push_back(std::move(r));
+    }
+    if (!quiet) {
+      print_summary(run, result);
+    }
+    if (result.exit_status != 0 || result.signal != 0) {
+      status = result.exit_status;
+      break;
+    }
   }
-  emu::SessionResult result;
-  try {
-    result = emu::run_session(run, args->session);
-  } catch (const InvalidParams& e) {
-    std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nicsim emulate: %s\n", e.what());
-    return 1;
+  results.meta.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (args->json) {
+    std::ofstream f(*args->json, std::ios::binary | std::ios::trunc);
+    f << report::to_json(results);
+    f.close();
+    if (!f) {
+      std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
+      return 1;
+    }
   }
-  if (!quiet) {
-    print_summary(run, result);
-  }
-  return result.exit_status;
+  return status;
 }
 
 }  // namespace nicsim::tools

@@ -24,6 +24,7 @@
 #include "nicsim/report/results.h"
 #include "nicsim/report/text.h"
 #include "nicsim/sim/simulation.h"
+#include "tools/export_command.h"
 
 #ifndef NICSIM_VERSION
 #define NICSIM_VERSION "0.0.0"
@@ -62,13 +63,16 @@ std::string quiet_summary(const report::Run& r) {
 
 
 constexpr const char* kRunUsage =
-    "usage: nicsim run SCENARIO.toml [--json OUT.json] [--seed N] [--quiet]\n"
+    "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
+    "                  [--seed N] [--quiet]\n"
     "\n"
     "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
     "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
     "latency and, when the scenario has [published] numbers, simulated vs published.\n"
     "\n"
     "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
+    "  --csv DIR    also write CSV tables into DIR (as nicsim export --csv; docs/exports.md)\n"
+    "  --flent OUT  also write flent data file(s) (as nicsim export --flent)\n"
     "  --seed N     override the scenario's seed (same seed -> identical results)\n"
     "  --quiet      print one summary line per run and the comparison tables (no interval tables)\n"
     "\n"
@@ -77,6 +81,8 @@ constexpr const char* kRunUsage =
 struct RunArgs {
   std::string scenario;
   std::optional<std::string> json;
+  std::optional<std::string> csv;
+  std::optional<std::string> flent;
   std::optional<uint64_t> seed;
   bool quiet = false;
 };
@@ -96,6 +102,10 @@ std::optional<RunArgs> parse(int argc, char** argv, std::string& error) {
       auto v = value("--json");
       if (!v) return std::nullopt;
       a.json = *v;
+    } else if (arg == "--csv" || arg == "--flent") {
+      auto v = value(arg == "--csv" ? "--csv" : "--flent");
+      if (!v) return std::nullopt;
+      (arg == "--csv" ? a.csv : a.flent) = *v;
     } else if (arg == "--seed") {
       auto v = value("--seed");
       if (!v) return std::nullopt;
@@ -230,6 +240,9 @@ int run_command(int argc, char** argv) {
       std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
       return 1;
     }
+  }
+  if (args->csv || args->flent) {
+    return write_exports(results, args->csv, args->flent, std::nullopt, "nicsim run");
   }
   return 0;
 }

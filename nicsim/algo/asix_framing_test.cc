@@ -574,7 +574,7 @@ std::vector<std::pair<std::string, Bytes>> corpus_seeds() {
 
 TEST(AsixFramingFuzzCorpus, SeedsMatchTheEncoders) {
   // §5.2/§5.3 streams and transfers as produced by the encoders.
-  const auto dir = std::filesystem::path(__FILE__).parent_path() / "fuzz_corpus" / "asix_framing";
+  const auto dir = std::filesystem::path(NICSIM_ALGO_FUZZ_CORPUS_DIR) / "asix_framing";
   const bool write = std::getenv("NICSIM_WRITE_FUZZ_CORPUS") != nullptr;
   if (write) {
     std::filesystem::create_directories(dir);

@@ -643,8 +643,7 @@ std::vector<std::pair<std::string, Bytes>> corpus_seeds() {
 
 TEST(Smsc95xxFramingFuzzCorpus, SeedsMatchTheEncoders) {
   // §4.4/§4.5 transfers as produced by the encoders.
-  const auto dir =
-      std::filesystem::path(__FILE__).parent_path() / "fuzz_corpus" / "smsc95xx_framing";
+  const auto dir = std::filesystem::path(NICSIM_ALGO_FUZZ_CORPUS_DIR) / "smsc95xx_framing";
   const bool write = std::getenv("NICSIM_WRITE_FUZZ_CORPUS") != nullptr;
   if (write) {
     std::filesystem::create_directories(dir);

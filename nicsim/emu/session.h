@@ -49,8 +49,12 @@ struct SessionOptions {
   int64_t txqueuelen = 1000;  // WireOnlyNic FIFO (frames)
   // One-line notices (removed leftovers, settings not honoured yet, ...). May be empty.
   std::function<void(const std::string&)> notice;
-  // Called once the topology is up, before any command starts (tests, verbose output).
+  // Called once the topology is up, before any command starts (tests, verbose output, the
+  // scenario's own traffic: nicsim/live/netns_traffic.h).
   std::function<void(const Topology&)> on_ready;
+  // Optional fd (an eventfd) that becomes readable when the run's work is done, e.g. the
+  // scenario's traffic finished: the run then stops like when a command exits.
+  int done_fd = -1;
 };
 
 struct SessionResult {

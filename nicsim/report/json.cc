@@ -40,6 +40,27 @@ J stats_json(const LatencyStats& s) {
   return o;
 }
 
+J optional_numbers(const std::vector<std::optional<double>>& v) {
+  J a = J::array();
+  for (const std::optional<double>& x : v) {
+    a.push_back(x ? J(*x) : J(nullptr));
+  }
+  return a;
+}
+
+J series_json(const ProbeSeries& s) {
+  J o = J::object();
+  o["time_s"] = s.time_s;
+  o["rtt_ms"] = optional_numbers(s.rtt_ms);
+  if (!s.one_way_a_to_b_ms.empty()) {
+    o["one_way_a_to_b_ms"] = optional_numbers(s.one_way_a_to_b_ms);
+  }
+  if (!s.one_way_b_to_a_ms.empty()) {
+    o["one_way_b_to_a_ms"] = optional_numbers(s.one_way_b_to_a_ms);
+  }
+  return o;
+}
+
 J probe_json(const ProbeLatency& p) {
   J o = J::object();
   o["kind"] = p.kind;
@@ -50,6 +71,8 @@ J probe_json(const ProbeLatency& p) {
   if (p.one_way) {
     o["one_way"] = per_direction([&](Direction d) { return stats_json((*p.one_way)[d]); });
   }
+  o["dscp"] = p.dscp;
+  o["series"] = series_json(p.series);
   return o;
 }
 
@@ -71,8 +94,11 @@ J receiver_json(const ReceiverTotals& r) {
 J transfer_json(const DirectionTransfer& t) {
   J flows = J::array();
   for (const FlowTransfer& f : t.flows) {
-    flows.push_back(J{
-        {"id", f.id}, {"sender", sender_json(f.sender)}, {"receiver", receiver_json(f.receiver)}});
+    flows.push_back(J{{"id", f.id},
+                      {"name", f.name},
+                      {"dscp", f.dscp},
+                      {"sender", sender_json(f.sender)},
+                      {"receiver", receiver_json(f.receiver)}});
   }
   return J{{"sender", sender_json(t.sender)},
            {"receiver", receiver_json(t.receiver)},
@@ -87,11 +113,15 @@ J interval_json(const Interval& iv) {
     const DirectionInterval& di = iv.directions[d];
     J flows = J::array();
     for (const FlowInterval& f : di.flows) {
-      flows.push_back(J{{"id", f.id},
-                        {"bytes", f.bytes},
-                        {"bits_per_second", f.bits_per_second},
-                        {"retransmits", f.retransmits},
-                        {"cwnd_bytes", f.cwnd_bytes}});
+      J fj = J{{"id", f.id},
+               {"bytes", f.bytes},
+               {"bits_per_second", f.bits_per_second},
+               {"retransmits", f.retransmits},
+               {"cwnd_bytes", f.cwnd_bytes}};
+      if (f.srtt_ms) {
+        fj["srtt_ms"] = *f.srtt_ms;
+      }
+      flows.push_back(std::move(fj));
     }
     return J{{"bytes", di.bytes},
              {"bits_per_second", di.bits_per_second},
@@ -126,6 +156,39 @@ J queue_json(const QueueSeries& q) {
 }
 
 J optional_number(const std::optional<double>& v) { return v ? J(*v) : J(nullptr); }
+
+J stats_map_json(const std::map<std::string, LatencyStats>& m) {
+  J o = J::object();
+  for (const auto& [key, s] : m) {
+    o[key] = stats_json(s);
+  }
+  return o;
+}
+
+J latency_under_load_json(const LatencyUnderLoad& l) {
+  J o = J::object();
+  o["idle_rtt"] = stats_json(l.idle_rtt);
+  o["loaded_rtt"] = stats_json(l.loaded_rtt);
+  if (l.idle_one_way) {
+    o["idle_one_way"] =
+        per_direction([&](Direction d) { return stats_json((*l.idle_one_way)[d]); });
+  }
+  if (l.loaded_one_way) {
+    o["loaded_one_way"] =
+        per_direction([&](Direction d) { return stats_json((*l.loaded_one_way)[d]); });
+  }
+  o["induced_latency_ms"] = l.induced_latency_ms;
+  o["grade"] = l.grade;
+  o["rpm"] = l.rpm;
+  o["rpm_foreign_ms"] = l.rpm_foreign_ms;
+  o["rpm_self_ms"] = optional_number(l.rpm_self_ms);
+  o["fairness"] = per_direction([&](Direction d) { return J(l.fairness[d]); });
+  o["fairness_all"] = l.fairness_all;
+  o["per_dscp"] = stats_map_json(l.per_dscp);
+  o["per_dscp_flow_srtt"] = stats_map_json(l.per_dscp_flow_srtt);
+  o["goodput_bps"] = per_direction([&](Direction d) { return J(l.goodput_bps[d]); });
+  return o;
+}
 
 J run_json(const Run& r) {
   J o = J::object();
@@ -172,6 +235,14 @@ J run_json(const Run& r) {
     queues[host] = queue_json(q);
   }
   o["queues"] = std::move(queues);
+  J phases = J::array();
+  for (const Phase& p : r.phases) {
+    phases.push_back(J{{"name", p.name}, {"start_s", p.start_s}, {"end_s", p.end_s}});
+  }
+  o["phases"] = std::move(phases);
+  if (r.latency_under_load) {
+    o["latency_under_load"] = latency_under_load_json(*r.latency_under_load);
+  }
   o["config_toml"] = r.config_toml;
   return o;
 }
@@ -437,14 +508,55 @@ LatencyStats read_stats_object(const J& v, const std::string& path) {
   return s;
 }
 
+uint8_t get_dscp(const J& v, const std::string& path) {
+  const uint64_t d = get_u64(v, path);
+  if (d > 63) {
+    fail(path, "DSCP must be 0..63, got " + std::to_string(d));
+  }
+  return static_cast<uint8_t>(d);
+}
+
+std::vector<double> read_doubles(const J& v, const std::string& path);
+
+std::vector<std::optional<double>> read_optional_doubles(const J& v, const std::string& path) {
+  std::vector<std::optional<double>> out;
+  read_array(v, path,
+             [&](const J& e, const std::string& p) { out.push_back(get_optional_double(e, p)); });
+  return out;
+}
+
+ProbeSeries read_series(const J& v, const std::string& path) {
+  Obj o(v, path);
+  o.expect({"time_s", "rtt_ms", "one_way_a_to_b_ms", "one_way_b_to_a_ms"});
+  ProbeSeries s;
+  s.time_s = read_doubles(o.at("time_s"), o.path("time_s"));
+  s.rtt_ms = read_optional_doubles(o.at("rtt_ms"), o.path("rtt_ms"));
+  if (const J* j = o.find("one_way_a_to_b_ms")) {
+    s.one_way_a_to_b_ms = read_optional_doubles(*j, o.path("one_way_a_to_b_ms"));
+  }
+  if (const J* j = o.find("one_way_b_to_a_ms")) {
+    s.one_way_b_to_a_ms = read_optional_doubles(*j, o.path("one_way_b_to_a_ms"));
+  }
+  o.done();
+  return s;
+}
+
 ProbeLatency read_probe(const J& v, const std::string& path) {
   Obj o(v, path);
-  o.expect({"kind", "min", "mean", "p50", "p90", "p99", "max", "mdev", "count", "lost", "one_way"});
+  o.expect({"kind", "min", "mean", "p50", "p90", "p99", "max", "mdev", "count", "lost", "one_way",
+            "dscp", "series"});
   ProbeLatency p;
   p.kind = get_string(o.at("kind"), o.path("kind"));
   p.rtt = read_stats(o);
   if (const J* ow = o.find("one_way")) {
     p.one_way = read_per_direction<LatencyStats>(*ow, o.path("one_way"), read_stats_object);
+  }
+  // dscp and series arrived with rrul (issue 6); documents written before have neither.
+  if (const J* d = o.find("dscp")) {
+    p.dscp = get_dscp(*d, o.path("dscp"));
+  }
+  if (const J* s = o.find("series")) {
+    p.series = read_series(*s, o.path("series"));
   }
   o.done();
   return p;
@@ -483,9 +595,15 @@ DirectionTransfer read_transfer(const J& v, const std::string& path) {
   t.receiver = read_receiver(o.at("receiver"), o.path("receiver"));
   read_array(o.at("flows"), o.path("flows"), [&](const J& e, const std::string& p) {
     Obj f(e, p);
-    f.expect({"id", "sender", "receiver"});
+    f.expect({"id", "name", "dscp", "sender", "receiver"});
     FlowTransfer ft;
     ft.id = get_i64(f.at("id"), f.path("id"));
+    if (const J* n = f.find("name")) {  // name and dscp: optional for older documents
+      ft.name = get_string(*n, f.path("name"));
+    }
+    if (const J* d = f.find("dscp")) {
+      ft.dscp = get_dscp(*d, f.path("dscp"));
+    }
     ft.sender = read_sender(f.at("sender"), f.path("sender"));
     ft.receiver = read_receiver(f.at("receiver"), f.path("receiver"));
     f.done();
@@ -505,13 +623,16 @@ DirectionInterval read_direction_interval(const J& v, const std::string& path) {
   di.cwnd_bytes = get_u64(o.at("cwnd_bytes"), o.path("cwnd_bytes"));
   read_array(o.at("flows"), o.path("flows"), [&](const J& e, const std::string& p) {
     Obj f(e, p);
-    f.expect({"id", "bytes", "bits_per_second", "retransmits", "cwnd_bytes"});
+    f.expect({"id", "bytes", "bits_per_second", "retransmits", "cwnd_bytes", "srtt_ms"});
     FlowInterval fi;
     fi.id = get_i64(f.at("id"), f.path("id"));
     fi.bytes = get_u64(f.at("bytes"), f.path("bytes"));
     fi.bits_per_second = get_double(f.at("bits_per_second"), f.path("bits_per_second"));
     fi.retransmits = get_u64(f.at("retransmits"), f.path("retransmits"));
     fi.cwnd_bytes = get_u64(f.at("cwnd_bytes"), f.path("cwnd_bytes"));
+    if (const J* rtt = f.find("srtt_ms")) {
+      fi.srtt_ms = get_double(*rtt, f.path("srtt_ms"));
+    }
     f.done();
     di.flows.push_back(fi);
   });
@@ -572,6 +693,48 @@ QueueSeries read_queue(const J& v, const std::string& path) {
   return q;
 }
 
+std::map<std::string, LatencyStats> read_stats_map(const J& v, const std::string& path) {
+  if (!v.is_object()) {
+    fail(path, "expected an object, got " + type_name(v));
+  }
+  std::map<std::string, LatencyStats> out;
+  for (const auto& [key, value] : v.items()) {
+    out[key] = read_stats_object(value, Obj::join(path, key));
+  }
+  return out;
+}
+
+LatencyUnderLoad read_latency_under_load(const J& v, const std::string& path) {
+  Obj o(v, path);
+  o.expect({"idle_rtt", "loaded_rtt", "idle_one_way", "loaded_one_way", "induced_latency_ms",
+            "grade", "rpm", "rpm_foreign_ms", "rpm_self_ms", "fairness", "fairness_all", "per_dscp",
+            "per_dscp_flow_srtt", "goodput_bps"});
+  LatencyUnderLoad l;
+  l.idle_rtt = read_stats_object(o.at("idle_rtt"), o.path("idle_rtt"));
+  l.loaded_rtt = read_stats_object(o.at("loaded_rtt"), o.path("loaded_rtt"));
+  if (const J* j = o.find("idle_one_way")) {
+    l.idle_one_way =
+        read_per_direction<LatencyStats>(*j, o.path("idle_one_way"), read_stats_object);
+  }
+  if (const J* j = o.find("loaded_one_way")) {
+    l.loaded_one_way =
+        read_per_direction<LatencyStats>(*j, o.path("loaded_one_way"), read_stats_object);
+  }
+  l.induced_latency_ms = get_double(o.at("induced_latency_ms"), o.path("induced_latency_ms"));
+  l.grade = get_string(o.at("grade"), o.path("grade"));
+  l.rpm = get_double(o.at("rpm"), o.path("rpm"));
+  l.rpm_foreign_ms = get_double(o.at("rpm_foreign_ms"), o.path("rpm_foreign_ms"));
+  l.rpm_self_ms = get_optional_double(o.at("rpm_self_ms"), o.path("rpm_self_ms"));
+  l.fairness = read_per_direction<double>(o.at("fairness"), o.path("fairness"), get_double);
+  l.fairness_all = get_double(o.at("fairness_all"), o.path("fairness_all"));
+  l.per_dscp = read_stats_map(o.at("per_dscp"), o.path("per_dscp"));
+  l.per_dscp_flow_srtt = read_stats_map(o.at("per_dscp_flow_srtt"), o.path("per_dscp_flow_srtt"));
+  l.goodput_bps =
+      read_per_direction<double>(o.at("goodput_bps"), o.path("goodput_bps"), get_double);
+  o.done();
+  return l;
+}
+
 ParamValue read_param(const J& v, const std::string& path) {
   if (v.is_boolean()) {
     return v.get<bool>();
@@ -591,8 +754,8 @@ ParamValue read_param(const J& v, const std::string& path) {
 Run read_run(const J& v, const std::string& path) {
   Obj o(v, path);
   o.expect({"label", "params", "backend", "seed", "duration_s", "goodput_bps", "retransmits",
-            "latency_ms", "transfer", "stages", "comparison", "intervals", "queues",
-            "config_toml"});
+            "latency_ms", "transfer", "stages", "comparison", "intervals", "queues", "phases",
+            "latency_under_load", "config_toml"});
   Run r;
   r.label = get_string(o.at("label"), o.path("label"));
   const J& params = o.at("params");
@@ -652,6 +815,22 @@ Run read_run(const J& v, const std::string& path) {
   }
   for (const auto& [host, value] : queues.items()) {
     r.queues[host] = read_queue(value, Obj::join(o.path("queues"), host));
+  }
+  // phases and latency_under_load arrived with rrul (issue 6): optional for older documents.
+  if (const J* phases = o.find("phases")) {
+    read_array(*phases, o.path("phases"), [&](const J& e, const std::string& p) {
+      Obj ph(e, p);
+      ph.expect({"name", "start_s", "end_s"});
+      Phase phase;
+      phase.name = get_string(ph.at("name"), ph.path("name"));
+      phase.start_s = get_double(ph.at("start_s"), ph.path("start_s"));
+      phase.end_s = get_double(ph.at("end_s"), ph.path("end_s"));
+      ph.done();
+      r.phases.push_back(phase);
+    });
+  }
+  if (const J* lul = o.find("latency_under_load")) {
+    r.latency_under_load = read_latency_under_load(*lul, o.path("latency_under_load"));
   }
   r.config_toml = get_string(o.at("config_toml"), o.path("config_toml"));
   o.done();

@@ -68,6 +68,79 @@ TEST(ResultsJson, FullSampleSetsOptionalFields) {
   EXPECT_FALSE(r.comparison.at(2).simulated.has_value());
   EXPECT_FALSE(r.config_toml.empty());
   EXPECT_TRUE(full.meta.git_commit.has_value());
+  // issue 6 (rrul) fields
+  EXPECT_EQ(r.latency_ms.at("udp_ef").dscp, 46);
+  EXPECT_FALSE(r.latency_ms.at("udp_ef").series.one_way_b_to_a_ms.empty());
+  EXPECT_FALSE(r.latency_ms.at("ping").series.rtt_ms.at(2).has_value());
+  EXPECT_EQ(r.transfer.b_to_a.flows.at(1).name, "TCP download EF");
+  EXPECT_EQ(r.transfer.b_to_a.flows.at(1).dscp, 46);
+  EXPECT_TRUE(r.intervals.at(1).directions.a_to_b.flows.at(0).srtt_ms.has_value());
+  EXPECT_FALSE(r.intervals.at(0).directions.a_to_b.flows.at(0).srtt_ms.has_value());
+  EXPECT_EQ(r.phases.size(), 3u);
+  ASSERT_TRUE(r.latency_under_load.has_value());
+  EXPECT_TRUE(r.latency_under_load->loaded_one_way.has_value());
+  EXPECT_TRUE(r.latency_under_load->rpm_self_ms.has_value());
+  EXPECT_FALSE(full.runs[0].latency_under_load->rpm_self_ms.has_value());
+  EXPECT_FALSE(r.latency_under_load->per_dscp_flow_srtt.empty());
+}
+
+// The issue-6 fields' exact JSON: probe dscp and series (null = lost, one-way columns only when
+// measured), flow name/dscp, srtt_ms only when known, phases, latency_under_load.
+TEST(ResultsJson, RrulFieldsLayout) {
+  const std::string text = to_json(full_sample_results());
+  EXPECT_TRUE(contains(text,
+                       "          \"dscp\": 46,\n"
+                       "          \"series\": {\n"
+                       "            \"time_s\": [0.0, 0.5, 1.0],\n"
+                       "            \"rtt_ms\": [1.0, null, null],\n"
+                       "            \"one_way_a_to_b_ms\": [0.5, 0.51, 0.7],\n"
+                       "            \"one_way_b_to_a_ms\": [0.5, null, null]\n"
+                       "          }\n"));
+  EXPECT_TRUE(contains(text,
+                       "          \"series\": {\n"
+                       "            \"time_s\": [],\n"
+                       "            \"rtt_ms\": []\n"
+                       "          }\n"));
+  EXPECT_TRUE(contains(text,
+                       "              \"id\": 7,\n"
+                       "              \"name\": \"TCP upload EF\",\n"
+                       "              \"dscp\": 46,\n"));
+  EXPECT_TRUE(contains(text,
+                       "                  \"cwnd_bytes\": 14480\n"
+                       "                },\n"));  // interval 0, flow 5: no srtt_ms
+  EXPECT_TRUE(contains(text,
+                       "                  \"cwnd_bytes\": 28960,\n"
+                       "                  \"srtt_ms\": 2.25\n"));
+  EXPECT_TRUE(contains(text,
+                       "      \"phases\": [\n"
+                       "        {\n"
+                       "          \"name\": \"idle_before\",\n"
+                       "          \"start_s\": 0.0,\n"
+                       "          \"end_s\": 0.5\n"
+                       "        },\n"));
+  EXPECT_TRUE(contains(text,
+                       "        \"induced_latency_ms\": 0.226,\n"
+                       "        \"grade\": \"F\",\n"
+                       "        \"rpm\": 100000.0,\n"
+                       "        \"rpm_foreign_ms\": 0.6,\n"
+                       "        \"rpm_self_ms\": null,\n"
+                       "        \"fairness\": {\n"
+                       "          \"a->b\": 0.99,\n"
+                       "          \"b->a\": 0.5\n"
+                       "        },\n"
+                       "        \"fairness_all\": 0.75,\n"));
+  EXPECT_TRUE(contains(text, "        \"rpm_self_ms\": 2.25,\n"));
+}
+
+// Documents written before issue 6 (no dscp, series, flow names, srtt_ms, phases,
+// latency_under_load) still read, with those fields at their defaults.
+TEST(ResultsJson, LegacyDocumentReads) {
+  const std::string legacy = samples::legacy_sample_json();
+  EXPECT_FALSE(contains(legacy, "\"series\""));
+  EXPECT_FALSE(contains(legacy, "\"phases\""));
+  EXPECT_FALSE(contains(legacy, "\"dscp\""));
+  EXPECT_EQ(results_from_json(legacy), samples::legacy_sample_results());
+  EXPECT_NE(samples::legacy_sample_results(), full_sample_results());
 }
 
 // Determinism: the same Results give the same bytes; Results that differ only in meta give
@@ -169,8 +242,8 @@ TEST(ResultsJson, NullStatisticsOmittedColumnsInlineArrays) {
                        "          \"max\": null,\n"
                        "          \"mdev\": null,\n"
                        "          \"count\": 0,\n"
-                       "          \"lost\": 3\n"
-                       "        },\n"));
+                       "          \"lost\": 3,\n"
+                       "          \"dscp\": 8,\n"));
   EXPECT_TRUE(contains(text,
                        "        \"b\": {\n"
                        "          \"time_s\": [0.0, 0.5],\n"
@@ -249,6 +322,7 @@ TEST(ResultsJson, MinimalDocumentLayout) {
       "comparison": [],
       "intervals": [],
       "queues": {},
+      "phases": [],
       "config_toml": ""
     }
   ]
@@ -288,6 +362,26 @@ TEST(ResultsJson, StrictReader) {
   s.replace(s.find("\"min\": null"), 11, "\"min\": 1.0");
   EXPECT_EQ(json_error([&] { results_from_json(s); }),
             "results JSON: runs[0].latency_ms.udp_bk.min: must be null when count is 0");
+  // issue-6 fields: DSCP range, series values, phases, latency_under_load keys.
+  const std::string full = to_json(full_sample_results());
+  const auto full_with = [&](const std::string& from, const std::string& to) {
+    std::string t = full;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    return json_error([&] { results_from_json(t); });
+  };
+  EXPECT_EQ(full_with("\"dscp\": 46", "\"dscp\": 64"),
+            "results JSON: runs[0].latency_ms.udp_ef.dscp: DSCP must be 0..63, got 64");
+  EXPECT_EQ(full_with("\"rtt_ms\": [1.0, null", "\"rtt_ms\": [1.0, \"x\""),
+            "results JSON: runs[0].latency_ms.udp_ef.series.rtt_ms[1]: expected a number, got "
+            "string");
+  EXPECT_EQ(full_with("\"name\": \"idle_before\",", ""),
+            "results JSON: runs[0].phases[0]: missing key \"name\"");
+  EXPECT_EQ(full_with("\"grade\": \"F\",", ""),
+            "results JSON: runs[0].latency_under_load: missing key \"grade\"");
+  EXPECT_EQ(full_with("\"fairness_all\": 0.75,", "\"fairness_all\": 0.75, \"jain\": 1,"),
+            "results JSON: runs[0].latency_under_load: unknown key \"jain\"");
 }
 
 TEST(ResultsJson, DocumentWithoutMetaReads) {

@@ -53,6 +53,29 @@ std::string iso8601_utc(int64_t unix_seconds) {
   return buf;
 }
 
+std::string dscp_name(uint8_t dscp) {
+  // Names of RFC 2474 (class selectors), RFC 2597 (AF), RFC 3246 (EF), RFC 5865 (VOICE-ADMIT),
+  // spelled as flent's markings and tc do; CS0 is written "BE".
+  if (dscp == 0) {
+    return "BE";
+  }
+  if (dscp == 46) {
+    return "EF";
+  }
+  if (dscp == 44) {
+    return "VA";
+  }
+  if (dscp % 8 == 0 && dscp < 64) {
+    return "CS" + std::to_string(dscp / 8);
+  }
+  const int cls = dscp / 8;
+  const int drop = (dscp % 8) / 2;
+  if (cls >= 1 && cls <= 4 && dscp % 2 == 0 && drop >= 1 && drop <= 3) {
+    return "AF" + std::to_string(cls) + std::to_string(drop);
+  }
+  return std::to_string(dscp);
+}
+
 namespace {
 
 class Checker {
@@ -75,12 +98,114 @@ class Checker {
   std::vector<std::string> problems_;
 };
 
+void check_dscp(Checker& c, uint8_t dscp, const std::string& path) {
+  if (dscp > 63) {
+    c.fail(path + ": DSCP must be 0..63, got " + std::to_string(dscp));
+  }
+}
+
+// A column of optional samples: empty or as long as time_s (n); rtt_ms must be exactly n long.
+void check_optional_column(Checker& c, const std::vector<std::optional<double>>& v, size_t n,
+                           const std::string& path, bool required) {
+  if (required ? v.size() != n : (!v.empty() && v.size() != n)) {
+    c.fail(path + ": " + std::to_string(v.size()) + " samples, time_s has " + std::to_string(n));
+  }
+  for (const std::optional<double>& x : v) {
+    if (x && !std::isfinite(*x)) {
+      c.fail(path + ": not a finite number");
+      return;
+    }
+  }
+}
+
+void check_series(Checker& c, const ProbeSeries& s, const std::string& path) {
+  const size_t n = s.time_s.size();
+  check_optional_column(c, s.rtt_ms, n, path + ".rtt_ms", true);
+  check_optional_column(c, s.one_way_a_to_b_ms, n, path + ".one_way_a_to_b_ms", false);
+  check_optional_column(c, s.one_way_b_to_a_ms, n, path + ".one_way_b_to_a_ms", false);
+  for (size_t k = 0; k < n; ++k) {
+    if (!std::isfinite(s.time_s[k]) || (k > 0 && s.time_s[k] < s.time_s[k - 1])) {
+      c.fail(path + ".time_s: not finite or not in time order at sample " + std::to_string(k));
+      break;
+    }
+  }
+}
+
 void check_stats(Checker& c, const LatencyStats& s, const std::string& path) {
   for (double v : {s.min, s.mean, s.p50, s.p90, s.p99, s.max, s.mdev}) {
     c.finite(v, path);
   }
   if (s.count > 0 && !(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p99 && s.p99 <= s.max)) {
     c.fail(path + ": expected min <= p50 <= p90 <= p99 <= max");
+  }
+}
+
+void check_stats_per_direction(Checker& c, const std::optional<PerDirection<LatencyStats>>& s,
+                               const std::string& path) {
+  if (s) {
+    for (Direction d : kDirections) {
+      check_stats(c, (*s)[d], path + "." + std::string(direction_key(d)));
+    }
+  }
+}
+
+void check_fairness(Checker& c, double v, const std::string& path) {
+  c.finite(v, path);
+  if (!(v >= 0 && v <= 1)) {  // Jain's index lies in [1/n, 1]; 0 = no flow
+    c.fail(path + ": Jain's index must lie in [0, 1]");
+  }
+}
+
+void check_latency_under_load(Checker& c, const LatencyUnderLoad& l, const std::string& path) {
+  check_stats(c, l.idle_rtt, path + ".idle_rtt");
+  check_stats(c, l.loaded_rtt, path + ".loaded_rtt");
+  check_stats_per_direction(c, l.idle_one_way, path + ".idle_one_way");
+  check_stats_per_direction(c, l.loaded_one_way, path + ".loaded_one_way");
+  c.finite(l.induced_latency_ms, path + ".induced_latency_ms");
+  static const char* const kGrades[] = {"A+", "A", "B", "C", "D", "F"};
+  bool known = false;
+  for (const char* g : kGrades) {
+    known = known || l.grade == g;
+  }
+  if (!known) {
+    c.fail(path + ".grade: must be A+, A, B, C, D or F, got \"" + l.grade + "\"");
+  }
+  c.finite(l.rpm, path + ".rpm");
+  c.finite(l.rpm_foreign_ms, path + ".rpm_foreign_ms");
+  if (l.rpm_self_ms) {
+    c.finite(*l.rpm_self_ms, path + ".rpm_self_ms");
+  }
+  for (Direction d : kDirections) {
+    const std::string dk(direction_key(d));
+    check_fairness(c, l.fairness[d], path + ".fairness." + dk);
+    c.finite(l.goodput_bps[d], path + ".goodput_bps." + dk);
+  }
+  check_fairness(c, l.fairness_all, path + ".fairness_all");
+  for (const auto& [key, s] : l.per_dscp) {
+    check_stats(c, s, path + ".per_dscp." + key);
+  }
+  for (const auto& [key, s] : l.per_dscp_flow_srtt) {
+    check_stats(c, s, path + ".per_dscp_flow_srtt." + key);
+  }
+}
+
+void check_phases(Checker& c, const std::vector<Phase>& phases, const std::string& path) {
+  double prev_end = -INFINITY;
+  for (size_t k = 0; k < phases.size(); ++k) {
+    const Phase& p = phases[k];
+    const std::string pp = path + "[" + std::to_string(k) + "]";
+    c.finite(p.start_s, pp + ".start_s");
+    c.finite(p.end_s, pp + ".end_s");
+    if (p.name.empty()) {
+      c.fail(pp + ".name: empty");
+    }
+    if (!(p.end_s > p.start_s)) {
+      c.fail(pp + ": end_s must be greater than start_s");
+    }
+    if (p.start_s < prev_end) {
+      c.fail(pp + ": phases overlap or are out of order");
+    }
+    prev_end = p.end_s;
   }
 }
 
@@ -94,8 +219,8 @@ std::vector<std::string> check_results(const Results& results) {
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     const std::string at = "runs[" + std::to_string(i) + "]";
-    if (r.backend != "sim" && r.backend != "emu") {
-      c.fail(at + ".backend: must be \"sim\" or \"emu\", got \"" + r.backend + "\"");
+    if (r.backend != "sim" && r.backend != "emu" && r.backend != "live") {
+      c.fail(at + ".backend: must be \"sim\", \"emu\" or \"live\", got \"" + r.backend + "\"");
     }
     c.finite(r.duration_s, at + ".duration_s");
     for (Direction d : kDirections) {
@@ -106,6 +231,10 @@ std::vector<std::string> check_results(const Results& results) {
       for (const StageTime& s : r.stages[d]) {
         c.finite(s.mean_ms, at + ".stages." + dk + "." + s.stage);
       }
+      for (size_t k = 0; k < r.transfer[d].flows.size(); ++k) {
+        check_dscp(c, r.transfer[d].flows[k].dscp,
+                   at + ".transfer." + dk + ".flows[" + std::to_string(k) + "].dscp");
+      }
     }
     for (const auto& [name, p] : r.latency_ms) {
       check_stats(c, p.rtt, at + ".latency_ms." + name);
@@ -115,6 +244,8 @@ std::vector<std::string> check_results(const Results& results) {
                       at + ".latency_ms." + name + ".one_way." + std::string(direction_key(d)));
         }
       }
+      check_dscp(c, p.dscp, at + ".latency_ms." + name + ".dscp");
+      check_series(c, p.series, at + ".latency_ms." + name + ".series");
     }
     double prev_end = -INFINITY;
     for (size_t k = 0; k < r.intervals.size(); ++k) {
@@ -131,6 +262,14 @@ std::vector<std::string> check_results(const Results& results) {
       prev_end = iv.end_s;
       for (const auto& [name, v] : iv.latency_ms) {
         c.finite(v, ip + ".latency_ms." + name);
+      }
+      for (Direction d : kDirections) {
+        for (const FlowInterval& f : iv.directions[d].flows) {
+          if (f.srtt_ms) {
+            c.finite(*f.srtt_ms,
+                     ip + ".directions." + std::string(direction_key(d)) + ".flows.srtt_ms");
+          }
+        }
       }
     }
     for (const auto& [host, q] : r.queues) {
@@ -149,6 +288,10 @@ std::vector<std::string> check_results(const Results& results) {
           break;
         }
       }
+    }
+    check_phases(c, r.phases, at + ".phases");
+    if (r.latency_under_load) {
+      check_latency_under_load(c, *r.latency_under_load, at + ".latency_under_load");
     }
   }
   return c.take();

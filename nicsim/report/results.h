@@ -70,6 +70,18 @@ struct LatencyStats {
   bool operator==(const LatencyStats&) const = default;
 };
 
+// Every sample of one probe in send order (latency CDFs, flent export, per-phase statistics).
+// Columns: `time_s` gives the send times; `rtt_ms` has exactly as many entries; each one-way
+// column is either empty (not measured) or exactly as long as `time_s`. nullopt = lost (JSON
+// null): the request or the reply for rtt_ms, that direction's packet for a one-way column.
+struct ProbeSeries {
+  std::vector<double> time_s;                            // send time, seconds since run start
+  std::vector<std::optional<double>> rtt_ms;             // nullopt = lost -> JSON null
+  std::vector<std::optional<double>> one_way_a_to_b_ms;  // empty = not measured
+  std::vector<std::optional<double>> one_way_b_to_a_ms;  // empty = not measured
+  bool operator==(const ProbeSeries&) const = default;
+};
+
 // One latency probe (ICMP ping or an isochronous UDP probe). `rtt` holds round-trip times; a
 // UDP probe that timestamps both ways also has one-way delays (exact: both hosts share the
 // back-end's clock).
@@ -77,6 +89,8 @@ struct ProbeLatency {
   std::string kind;  // "icmp" | "udp"
   LatencyStats rtt;
   std::optional<PerDirection<LatencyStats>> one_way;
+  uint8_t dscp = 0;      // DSCP the probe's packets carry (0..63; EF = 46, CS1 = 8)
+  ProbeSeries series{};  // every sample (may be empty when the back-end keeps statistics only)
   bool operator==(const ProbeLatency&) const = default;
 };
 
@@ -100,6 +114,9 @@ struct FlowTransfer {
   int64_t id = 0;  // stream id shown as "[  5]" (iperf3 numbers streams 5, 7, 9, ...)
   SenderTotals sender;
   ReceiverTotals receiver;
+  // Last, with initializers, so that {id, sender, receiver} still initializes a FlowTransfer.
+  std::string name{};  // e.g. "TCP upload BE" (flent's rrul series names); "" when unnamed
+  uint8_t dscp = 0;    // DSCP of the flow's data packets (0..63)
   bool operator==(const FlowTransfer&) const = default;
 };
 // Sum over the direction's flows plus each flow. A direction without traffic has no flows.
@@ -118,6 +135,10 @@ struct FlowInterval {
   double bits_per_second = 0;
   uint64_t retransmits = 0;
   uint64_t cwnd_bytes = 0;
+  // Sender's smoothed RTT (RFC 6298 SRTT, Linux tcpi_rtt, iperf3's interval "rtt") at the
+  // interval's end; absent before the flow's first RTT sample or when the back-end cannot see
+  // it. The "self probes" of the responsiveness metric (latency_under_load.h).
+  std::optional<double> srtt_ms{};
   bool operator==(const FlowInterval&) const = default;
 };
 struct DirectionInterval {
@@ -174,6 +195,35 @@ struct Comparison {
   bool operator==(const Comparison&) const = default;
 };
 
+// A phase of a run, e.g. rrul's idle / load / idle. Recommended names: "idle_before", "load",
+// "idle_after"; phases are in time order and do not overlap.
+struct Phase {
+  std::string name;
+  double start_s = 0;
+  double end_s = 0;
+  bool operator==(const Phase&) const = default;
+};
+
+// Latency under load: computed by report/latency_under_load.h from a run's probe series, phases
+// and per-flow intervals, identically for sim, emu and live runs. docs/results.md and
+// docs/rrul.md define every field.
+struct LatencyUnderLoad {
+  LatencyStats idle_rtt;    // RTT samples of all latency probes sent in idle phases
+  LatencyStats loaded_rtt;  // ... sent during the load phase
+  std::optional<PerDirection<LatencyStats>> idle_one_way, loaded_one_way;
+  double induced_latency_ms = 0;  // loaded_rtt.mean - idle_rtt.mean (docs/rrul.md)
+  std::string grade;              // "A+","A","B","C","D","F" (Waveform thresholds, tool-anchors)
+  double rpm = 0;  // responsiveness (draft-ietf-ippm-responsiveness), round trips per minute
+  double rpm_foreign_ms = 0;          // trimmed mean of the foreign probes' loaded RTTs
+  std::optional<double> rpm_self_ms;  // trimmed mean of the load flows' SRTTs (self probes)
+  PerDirection<double> fairness;      // Jain's index over that direction's flows (load phase)
+  double fairness_all = 0;            // Jain's index over all load flows
+  std::map<std::string, LatencyStats> per_dscp;  // "EF","CS5","BE","CS1" -> loaded probe RTTs
+  std::map<std::string, LatencyStats> per_dscp_flow_srtt;  // load flows' SRTT by DSCP (load)
+  PerDirection<double> goodput_bps;                        // during the load phase only
+  bool operator==(const LatencyUnderLoad&) const = default;
+};
+
 struct Run {
   std::string label;             // "bql=true rate=1Gbit" ("" for a scenario without [vary])
   std::vector<RunParam> params;  // in [vary] order
@@ -188,6 +238,8 @@ struct Run {
   std::map<std::string, QueueSeries> queues;  // by host name: "a", "b"
   PerDirection<std::vector<StageTime>> stages;
   std::vector<Comparison> comparison;
+  std::vector<Phase> phases;  // empty when the run has no phases
+  std::optional<LatencyUnderLoad> latency_under_load;
   std::string config_toml;  // the run's effective configuration (config::dump), TOML
   bool operator==(const Run&) const = default;
 };
@@ -240,8 +292,13 @@ constexpr int64_t iperf3_stream_id(int64_t index) { return 5 + 2 * index; }
 // Seconds since the Unix epoch -> "YYYY-MM-DDThh:mm:ssZ" (UTC; fractional seconds dropped).
 std::string iso8601_utc(int64_t unix_seconds);
 
-// Structural checks the JSON Schema cannot express (equal column lengths, interval order,
-// finite numbers, backend name). Returns one message per problem; empty when consistent.
+// DSCP name as flent and tc write it: "BE" (0), "CS1".."CS7", "AF11".."AF43", "EF" (46),
+// "VA" (44); other code points as their decimal number.
+std::string dscp_name(uint8_t dscp);
+
+// Structural checks the JSON Schema cannot express (equal column lengths, interval and phase
+// order, finite numbers, backend name, DSCP range). Returns one message per problem; empty when
+// consistent.
 std::vector<std::string> check_results(const Results& results);
 
 }  // namespace nicsim::report

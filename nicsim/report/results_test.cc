@@ -58,12 +58,54 @@ TEST(Results, CheckFindsStructuralProblems) {
   r.runs[1].latency_ms["ping"].rtt.p90 = 100;  // above max
   const std::vector<std::string> problems = check_results(r);
   ASSERT_EQ(problems.size(), 5u);
-  EXPECT_EQ(problems[0], "runs[0].backend: must be \"sim\" or \"emu\", got \"ns3\"");
+  EXPECT_EQ(problems[0], "runs[0].backend: must be \"sim\", \"emu\" or \"live\", got \"ns3\"");
   EXPECT_EQ(problems[1], "runs[0].queues.a.ring_bytes: 2 samples, time_s has 3");
   EXPECT_EQ(problems[2], "runs[1].duration_s: not a finite number");
   EXPECT_EQ(problems[3], "runs[1].latency_ms.ping: expected min <= p50 <= p90 <= p99 <= max");
   EXPECT_EQ(problems[4], "runs[1].intervals[1]: intervals overlap or are out of order");
   EXPECT_EQ(check_results(Results{}), std::vector<std::string>{"runs: no run"});
+}
+
+TEST(Results, CheckFindsRrulProblems) {
+  Results r = samples::full_sample_results();
+  report::Run& run = r.runs[1];
+  run.latency_ms["ping"].series.rtt_ms.pop_back();
+  run.latency_ms["udp_ef"].series.one_way_a_to_b_ms.push_back(1.0);
+  run.latency_ms["udp_ef"].series.time_s = {0.0, 0.7, 0.5};
+  run.latency_ms["udp_ef"].dscp = 64;
+  run.transfer.a_to_b.flows[1].dscp = 255;
+  run.phases[2].start_s = 1.0;  // overlaps "load" (0.5..1.5)
+  run.phases[0].end_s = 0.0;
+  run.latency_under_load->grade = "E";
+  run.latency_under_load->fairness.b_to_a = 1.5;
+  run.latency_under_load->rpm = INFINITY;
+  const std::vector<std::string> problems = check_results(r);
+  const std::vector<std::string> expected = {
+      "runs[1].transfer.a->b.flows[1].dscp: DSCP must be 0..63, got 255",
+      "runs[1].latency_ms.ping.series.rtt_ms: 5 samples, time_s has 6",
+      "runs[1].latency_ms.udp_ef.dscp: DSCP must be 0..63, got 64",
+      "runs[1].latency_ms.udp_ef.series.one_way_a_to_b_ms: 4 samples, time_s has 3",
+      "runs[1].latency_ms.udp_ef.series.time_s: not finite or not in time order at sample 2",
+      "runs[1].phases[0]: end_s must be greater than start_s",
+      "runs[1].phases[2]: phases overlap or are out of order",
+      "runs[1].latency_under_load.grade: must be A+, A, B, C, D or F, got \"E\"",
+      "runs[1].latency_under_load.rpm: not a finite number",
+      "runs[1].latency_under_load.fairness.b->a: Jain's index must lie in [0, 1]",
+  };
+  EXPECT_EQ(problems, expected);
+}
+
+TEST(Results, DscpNames) {
+  EXPECT_EQ(dscp_name(0), "BE");
+  EXPECT_EQ(dscp_name(8), "CS1");
+  EXPECT_EQ(dscp_name(40), "CS5");
+  EXPECT_EQ(dscp_name(46), "EF");
+  EXPECT_EQ(dscp_name(44), "VA");
+  EXPECT_EQ(dscp_name(10), "AF11");
+  EXPECT_EQ(dscp_name(38), "AF43");
+  EXPECT_EQ(dscp_name(56), "CS7");
+  EXPECT_EQ(dscp_name(1), "1");
+  EXPECT_EQ(dscp_name(47), "47");
 }
 
 }  // namespace

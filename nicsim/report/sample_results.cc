@@ -1,6 +1,9 @@
 #include "nicsim/report/sample_results.h"
 
+#include <nlohmann/json.hpp>
+
 #include "nicsim/core/time.h"
+#include "nicsim/report/json.h"
 #include "nicsim/report/latency_recorder.h"
 
 namespace nicsim::report::samples {
@@ -30,15 +33,23 @@ Run sample_run(bool bql) {
   ProbeLatency ping;
   ping.kind = "icmp";
   ping.rtt = stats_of({344, 432, 558, 401, 399}, 1);
+  ping.series.time_s = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  ping.series.rtt_ms = {0.344, 0.432, std::nullopt, 0.558, 0.401, 0.399};
   r.latency_ms["ping"] = ping;
   ProbeLatency udp;
   udp.kind = "udp";
   udp.rtt = stats_of({1000, 1100, 1200}, 0);
   udp.one_way = PerDirection<LatencyStats>{stats_of({500, 510, 700}, 0), stats_of({500}, 2)};
+  udp.dscp = 46;
+  udp.series.time_s = {0.0, 0.5, 1.0};
+  udp.series.rtt_ms = {1.0, std::nullopt, std::nullopt};
+  udp.series.one_way_a_to_b_ms = {0.5, 0.51, 0.7};
+  udp.series.one_way_b_to_a_ms = {0.5, std::nullopt, std::nullopt};
   r.latency_ms["udp_ef"] = udp;
   ProbeLatency silent;
   silent.kind = "udp";
   silent.rtt = stats_of({}, 3);
+  silent.dscp = 8;
   r.latency_ms["udp_bk"] = silent;
 
   for (Direction d : kDirections) {
@@ -47,6 +58,9 @@ Run sample_run(bool bql) {
     for (int64_t i = 0; i < 2; ++i) {
       FlowTransfer f;
       f.id = iperf3_stream_id(i);
+      f.name = std::string(d == Direction::kAtoB ? "TCP upload " : "TCP download ") +
+               (i == 0 ? "BE" : "EF");
+      f.dscp = i == 0 ? 0 : 46;
       f.sender = {0.0, 2.0, 1'000'000 * scale + static_cast<uint64_t>(i), 0, 7};
       f.sender.bits_per_second = bits_per_second(f.sender.bytes, 2.0);
       f.receiver = {0.0, 2.01, 999'000 * scale, 0};
@@ -73,6 +87,9 @@ Run sample_run(bool bql) {
         FlowInterval f{iperf3_stream_id(i), 500'000 + static_cast<uint64_t>(k * 1000 + i), 0,
                        static_cast<uint64_t>(k), 14'480 * static_cast<uint64_t>(i + 1)};
         f.bits_per_second = bits_per_second(f.bytes, 1.0);
+        if (k == 1 || i == 1) {
+          f.srtt_ms = 1.25 + static_cast<double>(i);
+        }
         di.flows.push_back(f);
         di.bytes += f.bytes;
         di.retransmits += f.retransmits;
@@ -111,6 +128,27 @@ Run sample_run(bool bql) {
                    "stmmac BQL thread (seed 004)"},
                   {"goodput_mbit", 0.0, 95.0, relative_error(0.0, 95.0), ""},
                   {"idle_ping_ms", 0.432, std::nullopt, std::nullopt, ""}};
+  r.phases = {{"idle_before", 0.0, 0.5}, {"load", 0.5, 1.5}, {"idle_after", 1.5, 2.0}};
+  LatencyUnderLoad l;
+  l.idle_rtt = stats_of({344, 399}, 0);
+  l.loaded_rtt = stats_of({432, 558, 401, 1000}, 3);
+  if (bql) {
+    l.idle_one_way = PerDirection<LatencyStats>{stats_of({500}, 0), stats_of({500}, 0)};
+    l.loaded_one_way = PerDirection<LatencyStats>{stats_of({510, 700}, 0), stats_of({}, 2)};
+    l.rpm_self_ms = 2.25;
+  }
+  l.induced_latency_ms = 0.2260;
+  l.grade = bql ? "A+" : "F";
+  l.rpm = 60000.0 / 0.6;
+  l.rpm_foreign_ms = 0.6;
+  l.fairness = {0.99, 0.5};
+  l.fairness_all = 0.75;
+  l.per_dscp["EF"] = stats_of({1000}, 2);
+  l.per_dscp["BE"] = stats_of({432, 558, 401}, 1);
+  l.per_dscp["CS1"] = stats_of({}, 3);
+  l.per_dscp_flow_srtt["CS5"] = stats_of({2250}, 0);
+  l.goodput_bps = {3'996'000.0, 11'988'000.0};
+  r.latency_under_load = l;
   r.config_toml = "[scenario]\nname = \"sample\"\nduration = \"2s\"\nseed = 42\n";
   return r;
 }
@@ -138,6 +176,55 @@ Results minimal_sample_results() {
   res.meta.nicsim_version = "0.1.0";
   res.meta.start_time = iso8601_utc(0);
   res.runs.emplace_back();
+  return res;
+}
+
+namespace {
+
+void strip_issue6_keys(nlohmann::ordered_json& j) {
+  if (j.is_object()) {
+    for (const char* key : {"dscp", "series", "name", "srtt_ms", "phases", "latency_under_load"}) {
+      j.erase(key);
+    }
+  }
+  if (j.is_structured()) {
+    for (auto& e : j) {
+      strip_issue6_keys(e);
+    }
+  }
+}
+
+}  // namespace
+
+std::string legacy_sample_json() {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(to_json(full_sample_results()));
+  strip_issue6_keys(doc);
+  return doc.dump(2);
+}
+
+Results legacy_sample_results() {
+  Results res = full_sample_results();
+  for (Run& r : res.runs) {
+    for (auto& [name, p] : r.latency_ms) {
+      p.dscp = 0;
+      p.series = {};
+    }
+    for (Direction d : kDirections) {
+      for (FlowTransfer& f : r.transfer[d].flows) {
+        f.name.clear();
+        f.dscp = 0;
+      }
+    }
+    for (Interval& iv : r.intervals) {
+      for (Direction d : kDirections) {
+        for (FlowInterval& f : iv.directions[d].flows) {
+          f.srtt_ms.reset();
+        }
+      }
+    }
+    r.phases.clear();
+    r.latency_under_load.reset();
+  }
   return res;
 }
 

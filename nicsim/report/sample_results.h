@@ -1,6 +1,8 @@
 #pragma once
 // Sample Results for tests and the schema check (not part of the nicsim_report library).
 
+#include <string>
+
 #include "nicsim/report/results.h"
 
 namespace nicsim::report::samples {
@@ -13,5 +15,14 @@ Results full_sample_results();
 // The least a valid document has: meta with only a version and a start time, one run with
 // default fields (label "" as for a scenario without [vary]), no probes, intervals or queues.
 Results minimal_sample_results();
+
+// The full sample as a document written before issue 6 (rrul) would be: without probe
+// "dscp"/"series", flow "name"/"dscp", interval-flow "srtt_ms", run "phases" and
+// "latency_under_load". Such documents must still validate and read.
+std::string legacy_sample_json();
+
+// full_sample_results() with the issue-6 fields reset to their defaults: what reading
+// legacy_sample_json() must give.
+Results legacy_sample_results();
 
 }  // namespace nicsim::report::samples

@@ -1,6 +1,8 @@
 // report_schema_sample <kind>: prints a sample results document (JSON) for the schema check
-// (validate_results.py). Valid kinds: full, minimal. Invalid kinds (the schema must reject
-// them): bad-backend, bad-direction, stats-null-with-count, missing-meta, extra-key.
+// (validate_results.py). Valid kinds: full, minimal, legacy (a
+// document written before issue 6). Invalid kinds (the schema must reject
+// them): bad-backend, bad-direction, stats-null-with-count, missing-meta, extra-key, bad-grade,
+// bad-dscp, bad-fairness, series-string, phase-extra-key.
 
 #include <cstdio>
 #include <string>
@@ -36,6 +38,8 @@ int main(int argc, char** argv) {
     doc = to_json(samples::full_sample_results());
   } else if (kind == "minimal") {
     doc = to_json(samples::minimal_sample_results());
+  } else if (kind == "legacy") {
+    doc = samples::legacy_sample_json();
   } else if (kind == "bad-backend") {
     doc = to_json(samples::minimal_sample_results());
     ok = replace(doc, "\"backend\": \"sim\"", "\"backend\": \"ns3\"");
@@ -50,6 +54,21 @@ int main(int argc, char** argv) {
   } else if (kind == "extra-key") {
     doc = to_json(samples::minimal_sample_results());
     ok = replace(doc, "\"seed\": 0,", "\"seed\": 0,\n      \"speed\": 1,");
+  } else if (kind == "bad-grade") {
+    doc = to_json(samples::full_sample_results());
+    ok = replace(doc, "\"grade\": \"A+\"", "\"grade\": \"E\"");
+  } else if (kind == "bad-dscp") {
+    doc = to_json(samples::full_sample_results());
+    ok = replace(doc, "\"dscp\": 46", "\"dscp\": 64");
+  } else if (kind == "bad-fairness") {
+    doc = to_json(samples::full_sample_results());
+    ok = replace(doc, "\"fairness_all\": 0.75", "\"fairness_all\": 1.5");
+  } else if (kind == "series-string") {
+    doc = to_json(samples::full_sample_results());
+    ok = replace(doc, "\"rtt_ms\": [1.0, null, null]", "\"rtt_ms\": [1.0, \"lost\", null]");
+  } else if (kind == "phase-extra-key") {
+    doc = to_json(samples::full_sample_results());
+    ok = replace(doc, "\"name\": \"load\",", "\"name\": \"load\", \"rate\": 1,");
   } else {
     std::fprintf(stderr, "report_schema_sample: unknown kind %s\n", argv[1]);
     return 2;

@@ -21,14 +21,19 @@ try:
 except ImportError:
     sys.exit("validate_results.py: python3-jsonschema is missing (run scripts/setup.sh)")
 
-VALID_SAMPLES = ["full", "minimal"]
+VALID_SAMPLES = ["full", "minimal", "legacy"]
 # Invalid sample -> text expected in the rejection (the offending path or keyword).
 INVALID_SAMPLES = {
-    "bad-backend": "'ns3' is not one of ['sim', 'emu']",
+    "bad-backend": "'ns3' is not one of ['sim', 'emu', 'live']",
     "bad-direction": "'b-a' was unexpected",
     "stats-null-with-count": "None is not of type 'number'",
     "missing-meta": "'meta' is a required property",
     "extra-key": "'speed' was unexpected",
+    "bad-grade": "'E' is not one of ['A+', 'A', 'B', 'C', 'D', 'F']",
+    "bad-dscp": "64 is greater than the maximum of 63",
+    "bad-fairness": "1.5 is greater than the maximum of 1",
+    "series-string": "'lost' is not of type 'number', 'null'",
+    "phase-extra-key": "'rate' was unexpected",
 }
 
 

@@ -1,0 +1,61 @@
+#pragma once
+// NetnsTraffic — a scenario's traffic between two network namespaces of this machine, for
+// `nicsim emulate FILE` without a command: a nicsim server (server.h) runs in a thread that
+// entered host b's namespace, and the traffic engine (traffic.h) in a thread that entered host
+// a's, so every packet crosses the emulated link. Both threads run under the normal scheduler
+// (the emulator's loop thread may be SCHED_FIFO; they must not inherit that). Both hosts read
+// the same CLOCK_MONOTONIC, so UDP probes report exact one-way delays.
+//
+// Layering: takes namespace fds and addresses, not emu types (live does not depend on emu).
+
+#include <netinet/in.h>
+
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "nicsim/live/socket_util.h"
+#include "nicsim/live/traffic.h"
+#include "nicsim/report/results.h"
+
+namespace nicsim::live {
+
+struct NetnsHosts {
+  int netns_a = -1;  // fds on the namespaces (kept open by the caller while traffic runs)
+  int netns_b = -1;
+  in_addr addr_a{};
+  in_addr addr_b{};
+};
+
+class NetnsTraffic {
+ public:
+  using Log = std::function<void(const std::string&)>;
+  NetnsTraffic(TrafficPlan plan, Log log);
+  NetnsTraffic(const NetnsTraffic&) = delete;
+  NetnsTraffic& operator=(const NetnsTraffic&) = delete;
+  ~NetnsTraffic();
+
+  // Starts both threads (returns at once). Call once.
+  void start(const NetnsHosts& hosts);
+  // Becomes readable (eventfd) when the traffic is over (or failed): the emulation may stop.
+  int done_fd() const { return done_.get(); }
+  // Stops whatever still runs, joins, and returns the results. Throws the client's LiveError
+  // (or the server's) if the traffic could not run.
+  report::Run finish();
+
+ private:
+  void stop_threads();
+
+  TrafficPlan plan_;
+  Log log_;
+  Fd done_;
+  Fd stop_;
+  std::thread server_;
+  std::thread client_;
+  std::optional<report::Run> result_;
+  std::exception_ptr error_;
+};
+
+}  // namespace nicsim::live

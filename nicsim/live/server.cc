@@ -1,0 +1,536 @@
+#include "nicsim/live/server.h"
+
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "nicsim/live/live_clock.h"
+#include "nicsim/live/probe.h"
+#include "nicsim/live/protocol.h"
+
+namespace nicsim::live {
+
+namespace {
+constexpr uint64_t kListenToken = 0;
+constexpr uint64_t kStopToken = 1;
+constexpr size_t kMaxOutQueue = 1024;  // pending control bytes per connection
+constexpr size_t kBufferBytes = kMaxDataPayload;
+// Data frames a source writes: small enough that Stats frames, which go between Data frames,
+// are not held back long at low rates (16 KiB at 1 Mbit/s: 131 ms); 6 bytes of framing each.
+constexpr size_t kSourceFrame = 16 * 1024;
+}  // namespace
+
+enum class ConnState { kRequest, kSink, kSource, kEcho, kDraining };
+
+struct Server::Conn {
+  uint64_t id = 0;
+  Fd fd;
+  Fd udp;
+  sockaddr_in peer{};
+  std::string name;  // "peer 1.2.3.4:5678"
+  ConnState state = ConnState::kRequest;
+  FrameReader reader{false};
+  Request req;
+  std::vector<uint8_t> out;  // pending control bytes (bounded by kMaxOutQueue)
+  size_t out_off = 0;
+  size_t data_left = 0;  // payload bytes of the current Data frame still to write
+  int64_t accepted_ns = 0;
+  int64_t started_ns = 0;
+  int64_t end_ns = 0;       // the flow's end (duration)
+  int64_t deadline_ns = 0;  // hard close
+  int64_t next_stats_ns = INT64_MAX;
+  uint64_t bytes = 0;  // sink: received; source: written payload and framing
+  bool end_queued = false;
+  bool shut = false;
+  uint32_t events = 0;
+};
+
+Server::Server(const ServerParams& params, Log log)
+    : params_(params), log_(std::move(log)), buffer_(kBufferBytes, 0) {
+  listen_ = Fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listen_.valid()) {
+    throw_errno("socket");
+  }
+  const int one = 1;
+  ::setsockopt(listen_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (::bind(listen_.get(), reinterpret_cast<const sockaddr*>(&params_.listen),
+             sizeof params_.listen) != 0) {
+    throw_errno("bind " + to_string(params_.listen));
+  }
+  if (::listen(listen_.get(), params_.backlog) != 0) {
+    throw_errno("listen");
+  }
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  ::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = ntohs(bound.sin_port);
+  epoll_ = Fd(::epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_.valid()) {
+    throw_errno("epoll_create1");
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kListenToken;
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, listen_.get(), &ev) != 0) {
+    throw_errno("epoll_ctl");
+  }
+}
+
+Server::~Server() = default;
+
+void Server::run(int stop_fd) {
+  if (stop_fd >= 0) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kStopToken;
+    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, stop_fd, &ev) != 0) {
+      throw_errno("epoll_ctl stop");
+    }
+  }
+  epoll_event events[64];
+  for (;;) {
+    const int64_t deadline = next_deadline();
+    int timeout_ms = -1;
+    if (deadline != INT64_MAX) {
+      const int64_t wait = std::max<int64_t>(0, deadline - mono_ns());
+      timeout_ms = static_cast<int>(std::min<int64_t>((wait + 999'999) / 1'000'000, 60'000));
+    }
+    const int n = ::epoll_wait(epoll_.get(), events, 64, timeout_ms);
+    if (n < 0 && errno != EINTR) {
+      throw_errno("epoll_wait");
+    }
+    const int64_t now = mono_ns();
+    for (int i = 0; i < n; ++i) {
+      const uint64_t token = events[i].data.u64;
+      if (token == kStopToken) {
+        for (auto& [id, c] : conns_) {
+          close(*c, "");
+        }
+        conns_.clear();
+        return;
+      }
+      if (token == kListenToken) {
+        accept_all(now);
+        continue;
+      }
+      auto it = conns_.find(token >> 1);
+      if (it == conns_.end() || !it->second->fd.valid()) {
+        continue;
+      }
+      if ((token & 1) != 0) {
+        on_udp(*it->second, now);
+      } else {
+        on_tcp(*it->second, events[i].events, now);
+      }
+    }
+    timers(mono_ns());
+    for (uint64_t id : closing_) {
+      conns_.erase(id);
+    }
+    closing_.clear();
+  }
+}
+
+void Server::accept_all(int64_t now) {
+  for (;;) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(listen_.get(), reinterpret_cast<sockaddr*>(&peer), &len,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      return;  // EAGAIN, or a transient error (EMFILE, ECONNABORTED): try on the next event
+    }
+    ++stats_.accepted;
+    auto c = std::make_unique<Conn>();
+    c->id = next_id_++;
+    c->fd = Fd(fd);
+    c->peer = peer;
+    c->name = "peer " + to_string(peer);
+    c->accepted_ns = now;
+    c->deadline_ns = now + params_.request_timeout.count_ns();
+    if (stats_.active >= params_.max_clients) {
+      std::vector<uint8_t> msg;
+      encode(Reject{"server busy: " + std::to_string(params_.max_clients) + " clients"}, msg);
+      // Best effort, non-blocking: a fresh socket's buffer takes this small frame.
+      [[maybe_unused]] const ssize_t w = ::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL);
+      ++stats_.rejected;
+      if (log_) {
+        log_(c->name + ": rejected: server busy (" + std::to_string(params_.max_clients) +
+             " clients)");
+      }
+      continue;
+    }
+    ++stats_.active;
+    const uint64_t id = c->id;
+    conns_[id] = std::move(c);
+    update_events(*conns_[id]);
+  }
+}
+
+void Server::update_events(Conn& c) {
+  uint32_t want = EPOLLIN | EPOLLRDHUP;
+  const bool pending = c.out_off < c.out.size();
+  if (pending || c.state == ConnState::kSource) {
+    want |= EPOLLOUT;
+  }
+  if (want == c.events) {
+    return;
+  }
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.u64 = c.id << 1;
+  ::epoll_ctl(epoll_.get(), c.events == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c.fd.get(), &ev);
+  c.events = want;
+}
+
+void Server::close(Conn& c, const std::string& why, bool timeout) {
+  if (!c.fd.valid()) {
+    return;
+  }
+  if (timeout) {
+    ++stats_.timeouts;
+  }
+  if (log_ && !why.empty()) {
+    log_(c.name + ": " + why);
+  }
+  c.fd.reset();  // closing removes it from the epoll set
+  c.udp.reset();
+  --stats_.active;
+  closing_.push_back(c.id);
+}
+
+void Server::reject(Conn& c, const std::string& why) {
+  std::vector<uint8_t> msg;
+  encode(Reject{why}, msg);
+  [[maybe_unused]] const ssize_t w = ::send(c.fd.get(), msg.data(), msg.size(), MSG_NOSIGNAL);
+  ++stats_.rejected;
+  close(c, "rejected: " + why);
+}
+
+void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
+  if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
+    for (;;) {
+      const ssize_t n = ::recv(c.fd.get(), buffer_.data(), buffer_.size(), 0);
+      if (n > 0) {
+        stats_.bytes_in += static_cast<uint64_t>(n);
+        if (c.state == ConnState::kRequest) {
+          const auto* p = buffer_.data();
+          size_t left = static_cast<size_t>(n);
+          while (left > 0 && c.state == ConnState::kRequest && c.fd.valid()) {
+            const size_t used = c.reader.feed(std::span<const uint8_t>(p, left));
+            p += used;
+            left -= used;
+            if (c.reader.failed()) {
+              reject(c, c.reader.error());
+              return;
+            }
+            if (std::optional<Message> m = c.reader.next()) {
+              if (!std::holds_alternative<Request>(*m)) {
+                reject(c, "frame.type: expected a request first");
+                return;
+              }
+              c.req = std::get<Request>(*m);
+              handle_request(c, now);
+            }
+          }
+          if (!c.fd.valid()) {
+            return;
+          }
+          if (c.state == ConnState::kSink) {
+            c.bytes += left;  // data that followed the request in the same read
+          } else if (left > 0 && c.state != ConnState::kRequest) {
+            close(c, "protocol: data after a " + std::string(to_string(c.req.kind)) + " request");
+            return;
+          }
+        } else if (c.state == ConnState::kSink) {
+          c.bytes += static_cast<uint64_t>(n);
+        } else {
+          // Sources, echoes and draining connections expect nothing from the client.
+          close(c, "protocol: unexpected data after a " + std::string(to_string(c.req.kind)) +
+                       " request");
+          return;
+        }
+        continue;
+      }
+      if (n == 0) {
+        if (c.state == ConnState::kSink && !c.end_queued) {
+          // The client's stream ended: send the final count, then close once it is out.
+          Stats s;
+          s.elapsed_us = static_cast<uint64_t>((now - c.started_ns) / 1000);
+          s.bytes = c.bytes;
+          encode(End{s}, c.out);
+          c.end_queued = true;
+          c.state = ConnState::kDraining;
+          c.deadline_ns = std::min(c.deadline_ns, now + params_.grace.count_ns());
+          pump(c, now);
+          if (c.fd.valid() && c.out_off >= c.out.size()) {
+            close(c, "");
+          }
+          return;
+        }
+        if (c.state == ConnState::kRequest) {
+          close(c, c.reader.mid_frame() ? "closed inside a request frame" : "");
+        } else {
+          close(c, "");
+        }
+        return;
+      }
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        break;
+      }
+      if (errno == EINTR) {
+        continue;
+      }
+      close(c, std::string("recv: ") + std::strerror(errno));
+      return;
+    }
+  }
+  if (c.fd.valid() && (events & EPOLLOUT) != 0) {
+    pump(c, now);
+  }
+  if (c.fd.valid()) {
+    update_events(c);
+  }
+}
+
+void Server::handle_request(Conn& c, int64_t now) {
+  Request& r = c.req;
+  const int64_t max_ms = params_.max_duration.count_ns() / 1'000'000;
+  const uint32_t duration_ms =
+      static_cast<uint32_t>(std::min<int64_t>(r.duration_ms, std::max<int64_t>(max_ms, 1)));
+  c.started_ns = now;
+  c.end_ns = now + int64_t{duration_ms} * 1'000'000;
+  c.deadline_ns = c.end_ns + params_.grace.count_ns();
+  c.next_stats_ns = now + int64_t{r.stats_interval_ms} * 1'000'000;
+  try {
+    set_dscp(c.fd.get(), r.dscp);
+  } catch (const LiveError& e) {
+    reject(c, e.what());
+    return;
+  }
+  if (r.kind == FlowKind::kSource) {
+    const std::string cc = r.cc.empty() ? params_.default_cc : r.cc;
+    if (!cc.empty()) {
+      if (std::string err = set_congestion_control(c.fd.get(), cc); !err.empty()) {
+        reject(c, "request.cc: '" + cc + "' is not available here (" + err + ")");
+        return;
+      }
+    }
+  }
+  Accept a;
+  if (r.kind == FlowKind::kEcho) {
+    sockaddr_in local{};
+    socklen_t len = sizeof local;
+    ::getsockname(c.fd.get(), reinterpret_cast<sockaddr*>(&local), &len);
+    local.sin_port = 0;
+    Fd u(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    const int one = 1;
+    if (!u.valid() ||
+        ::bind(u.get(), reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+      reject(c, std::string("cannot open the echo socket: ") + std::strerror(errno));
+      return;
+    }
+    ::setsockopt(u.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    set_dscp(u.get(), r.dscp);
+    len = sizeof local;
+    ::getsockname(u.get(), reinterpret_cast<sockaddr*>(&local), &len);
+    a.udp_port = ntohs(local.sin_port);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = (c.id << 1) | 1;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, u.get(), &ev);
+    c.udp = std::move(u);
+    c.next_stats_ns = INT64_MAX;  // no stats on an echo
+  }
+  ++stats_.requests;
+  encode(a, c.out);
+  c.state = r.kind == FlowKind::kSink     ? ConnState::kSink
+            : r.kind == FlowKind::kSource ? ConnState::kSource
+                                          : ConnState::kEcho;
+  if (log_) {
+    log_(c.name + ": " + to_string(r.kind) + " for " + std::to_string(duration_ms) + " ms, dscp " +
+         std::to_string(r.dscp) + (r.cc.empty() ? "" : ", cc " + r.cc));
+  }
+  pump(c, now);
+}
+
+// Writes what is due: pending control bytes, then (sources) Stats at interval boundaries,
+// Data frames until the end, and End.
+void Server::pump(Conn& c, int64_t now) {
+  for (;;) {
+    if (c.out_off < c.out.size()) {
+      const ssize_t w =
+          ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          return;
+        }
+        close(c, std::string("send: ") + std::strerror(errno));
+        return;
+      }
+      stats_.bytes_out += static_cast<uint64_t>(w);
+      c.out_off += static_cast<size_t>(w);
+      if (c.out_off < c.out.size()) {
+        return;
+      }
+      c.out.clear();
+      c.out_off = 0;
+      if (c.state == ConnState::kDraining && c.end_queued) {
+        if (c.req.kind == FlowKind::kSource && !c.shut) {
+          ::shutdown(c.fd.get(), SHUT_WR);  // the client reads to EOF, then closes
+          c.shut = true;
+        } else if (c.req.kind == FlowKind::kSink) {
+          close(c, "");
+        }
+        return;
+      }
+    }
+    if (c.state != ConnState::kSource) {
+      return;
+    }
+    if (c.data_left == 0) {
+      if (now >= c.end_ns) {
+        const TcpSample t = tcp_sample(c.fd.get());
+        Stats s{static_cast<uint64_t>((now - c.started_ns) / 1000),
+                c.bytes,
+                t.bytes_acked,
+                t.retransmits,
+                t.cwnd_bytes,
+                t.rtt_us};
+        encode(End{s}, c.out);
+        c.end_queued = true;
+        c.state = ConnState::kDraining;
+        continue;
+      }
+      if (now >= c.next_stats_ns) {
+        const TcpSample t = tcp_sample(c.fd.get());
+        Stats s{static_cast<uint64_t>((now - c.started_ns) / 1000),
+                c.bytes,
+                t.bytes_acked,
+                t.retransmits,
+                t.cwnd_bytes,
+                t.rtt_us};
+        encode(s, c.out);
+        c.next_stats_ns += int64_t{c.req.stats_interval_ms} * 1'000'000;
+        if (c.next_stats_ns <= now) {
+          c.next_stats_ns = now + int64_t{c.req.stats_interval_ms} * 1'000'000;
+        }
+        continue;
+      }
+      encode_data_header(kSourceFrame, c.out);
+      c.bytes += kFrameHeader;
+      c.data_left = kSourceFrame;
+      continue;
+    }
+    const ssize_t w =
+        ::send(c.fd.get(), buffer_.data(), std::min(c.data_left, buffer_.size()), MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return;
+      }
+      close(c, std::string("send: ") + std::strerror(errno));
+      return;
+    }
+    stats_.bytes_out += static_cast<uint64_t>(w);
+    c.bytes += static_cast<uint64_t>(w);
+    c.data_left -= static_cast<size_t>(w);
+  }
+}
+
+void Server::on_udp(Conn& c, int64_t now) {
+  (void)now;
+  uint8_t data[kMaxProbeSize + 1];
+  alignas(8) char control[128];
+  for (int k = 0; k < 64; ++k) {
+    sockaddr_in from{};
+    iovec iov{data, sizeof data};
+    msghdr msg{};
+    msg.msg_name = &from;
+    msg.msg_namelen = sizeof from;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(c.udp.get(), &msg, 0);
+    if (n < 0) {
+      return;
+    }
+    const int64_t recv_ns = receive_time_ns(msg);
+    const std::span<uint8_t> dgram(data, static_cast<size_t>(n));
+    if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr || (msg.msg_flags & MSG_TRUNC) != 0 ||
+        !decode_probe(dgram)) {
+      ++stats_.ignored;
+      continue;
+    }
+    stamp_probe(dgram, recv_ns, mono_ns());
+    if (::sendto(c.udp.get(), data, dgram.size(), 0, reinterpret_cast<const sockaddr*>(&from),
+                 sizeof from) >= 0) {
+      ++stats_.echoed;
+    }
+  }
+}
+
+void Server::timers(int64_t now) {
+  for (auto& [id, cp] : conns_) {
+    Conn& c = *cp;
+    if (!c.fd.valid()) {
+      continue;
+    }
+    if (now >= c.deadline_ns) {
+      if (c.state == ConnState::kRequest) {
+        reject(c, "no complete request within " +
+                      std::to_string(params_.request_timeout.count_ns() / 1'000'000) + " ms");
+        ++stats_.timeouts;
+      } else if (c.state == ConnState::kEcho) {
+        close(c, "");
+      } else {
+        close(c,
+              "still open " + std::to_string(params_.grace.count_ns() / 1'000'000) +
+                  " ms after the flow's end",
+              true);
+      }
+      continue;
+    }
+    if (c.state == ConnState::kSink && now >= c.next_stats_ns && c.out.empty()) {
+      Stats s;
+      s.elapsed_us = static_cast<uint64_t>((now - c.started_ns) / 1000);
+      s.bytes = c.bytes;
+      encode(s, c.out);
+      c.next_stats_ns = now + int64_t{c.req.stats_interval_ms} * 1'000'000;
+      pump(c, now);
+    } else if (c.state == ConnState::kSink && now >= c.next_stats_ns) {
+      c.next_stats_ns = now + int64_t{c.req.stats_interval_ms} * 1'000'000;  // still queued
+    }
+    if (c.state == ConnState::kSource && c.data_left == 0) {
+      pump(c, now);
+    }
+    if (c.fd.valid()) {
+      if (c.out.size() > kMaxOutQueue) {
+        close(c, "client does not read its control messages");
+        continue;
+      }
+      update_events(c);
+    }
+  }
+}
+
+int64_t Server::next_deadline() const {
+  int64_t d = INT64_MAX;
+  for (const auto& [id, c] : conns_) {
+    if (!c->fd.valid()) {
+      continue;
+    }
+    d = std::min(d, c->deadline_ns);
+    if (c->state == ConnState::kSink) {
+      d = std::min(d, c->next_stats_ns);
+    }
+  }
+  return d;
+}
+
+}  // namespace nicsim::live

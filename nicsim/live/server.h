@@ -1,0 +1,95 @@
+#pragma once
+// Server — the peer side of live measurements (`nicsim server`): TCP sinks, TCP sources with a
+// requested congestion control and DSCP, and UDP echo reflectors, for many clients at once
+// (protocol.h describes the messages).
+//
+// One thread, one epoll set, non-blocking sockets. Bounds, so that no client can exhaust it:
+//   - at most `max_clients` connections; one more is answered Reject("server busy") and closed;
+//   - memory per connection is fixed (a 256-byte request buffer, a small output queue);
+//     payload is read into and written from one shared buffer;
+//   - time per connection is bounded: the request must be complete within `request_timeout`
+//     (slowloris), the flow ends after min(requested, `max_duration`), and the connection is
+//     closed `grace` after that whatever the client does;
+//   - malformed or hostile control messages (bad length, version, type, field) are answered
+//     with Reject(reason) where possible, logged with the peer's address and the reason, and
+//     the connection is closed;
+//   - an echo reflector answers only datagrams from the client's own IP address that carry a
+//     valid probe header (so it cannot be turned on a third party), one answer per datagram.
+
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nicsim/core/time.h"
+#include "nicsim/live/socket_util.h"
+
+namespace nicsim::live {
+
+struct ServerParams {
+  sockaddr_in listen{};  // address and port (port 0: any free port, see Server::port())
+  int max_clients = 64;
+  Duration max_duration = Duration::s(300);
+  Duration request_timeout = Duration::s(5);
+  Duration grace = Duration::s(5);
+  std::string default_cc;  // "" = the kernel's default
+  int backlog = 64;
+};
+
+struct ServerStats {
+  uint64_t accepted = 0;   // connections accepted (busy rejections included)
+  uint64_t requests = 0;   // valid requests served
+  uint64_t rejected = 0;   // connections refused with a reason (malformed, busy, ...)
+  uint64_t timeouts = 0;   // closed for not completing a request, or overstaying
+  uint64_t bytes_in = 0;   // TCP payload read
+  uint64_t bytes_out = 0;  // TCP bytes written
+  uint64_t echoed = 0;     // probe datagrams reflected
+  uint64_t ignored = 0;    // datagrams not reflected (foreign source, malformed)
+  int active = 0;
+};
+
+class Server {
+ public:
+  using Log = std::function<void(const std::string&)>;
+  // Binds and listens (so a client may connect as soon as this returns). Throws LiveError.
+  Server(const ServerParams& params, Log log);
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  ~Server();
+
+  uint16_t port() const { return port_; }
+  // Serves until `stop_fd` (an eventfd or pipe) becomes readable; -1 = until killed.
+  void run(int stop_fd);
+  ServerStats stats() const { return stats_; }
+
+  struct Conn;
+
+ private:
+  void accept_all(int64_t now);
+  void on_tcp(Conn& c, uint32_t events, int64_t now);
+  void on_udp(Conn& c, int64_t now);
+  void handle_request(Conn& c, int64_t now);
+  void pump(Conn& c, int64_t now);
+  void timers(int64_t now);
+  int64_t next_deadline() const;
+  void close(Conn& c, const std::string& why, bool timeout = false);
+  void reject(Conn& c, const std::string& why);
+  void update_events(Conn& c);
+
+  ServerParams params_;
+  Log log_;
+  Fd listen_;
+  Fd epoll_;
+  uint16_t port_ = 0;
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, std::unique_ptr<Conn>> conns_;
+  std::vector<uint64_t> closing_;
+  std::vector<uint8_t> buffer_;  // shared payload buffer (reads and data frames)
+  ServerStats stats_;
+};
+
+}  // namespace nicsim::live

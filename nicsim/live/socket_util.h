@@ -1,0 +1,76 @@
+#pragma once
+// Socket helpers of the live layer: an owning descriptor, IPv4 addresses, per-socket options
+// (IP_TOS for DSCP, TCP_CONGESTION), TCP_INFO, and moving the calling thread into a network
+// namespace. Errors in setup throw LiveError with what failed and strerror.
+
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace nicsim::live {
+
+class LiveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Throws LiveError("what: strerror(errno)").
+[[noreturn]] void throw_errno(const std::string& what);
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset(std::exchange(o.fd_, -1));
+    }
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// "198.18.0.2:5270".
+std::string to_string(const sockaddr_in& a);
+// Parses "ADDR" or "ADDR:PORT" (IPv4 dotted quad or a host name resolved to IPv4). Returns an
+// error message, "" on success.
+std::string parse_endpoint(const std::string& text, uint16_t default_port, sockaddr_in& out);
+
+void set_nonblocking(int fd);
+// IP_TOS = dscp << 2 (ECN bits zero).
+void set_dscp(int fd, uint8_t dscp);
+// TCP_CONGESTION; returns strerror text on failure ("" on success), e.g. for an unknown name.
+std::string set_congestion_control(int fd, const std::string& cc);
+std::string congestion_control(int fd);
+
+struct TcpSample {
+  uint64_t bytes_acked = 0;  // tcpi_bytes_acked (Linux 4.1+)
+  uint64_t bytes_sent = 0;   // tcpi_bytes_sent (Linux 4.19+), retransmissions included
+  uint32_t retransmits = 0;  // tcpi_total_retrans
+  uint32_t cwnd_bytes = 0;   // tcpi_snd_cwnd * tcpi_snd_mss
+  uint32_t rtt_us = 0;       // tcpi_rtt (smoothed)
+};
+// TCP_INFO of a connected socket; zeros when it cannot be read.
+TcpSample tcp_sample(int fd);
+
+// Moves the calling thread into the network namespace `netns_fd` (setns). Throws LiveError.
+void enter_netns(int netns_fd);
+
+}  // namespace nicsim::live

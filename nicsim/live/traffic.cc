@@ -1,0 +1,1089 @@
+#include "nicsim/live/traffic.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/ip.h>
+#include <netinet/ip_icmp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "nicsim/live/live_clock.h"
+#include "nicsim/live/probe.h"
+#include "nicsim/live/protocol.h"
+#include "nicsim/live/socket_util.h"
+#include "nicsim/report/latency_recorder.h"
+#include "nicsim/report/latency_under_load.h"
+
+namespace nicsim::live {
+
+using report::Direction;
+
+namespace {
+
+constexpr size_t kWriteChunk = 128 * 1024;  // iperf3's default TCP write size
+constexpr uint8_t kDscpCs1 = 8;
+constexpr uint8_t kDscpCs5 = 40;
+constexpr uint8_t kDscpEf = 46;
+constexpr Duration kLossHorizon = Duration::s(1);
+
+Direction host_dir(const config::Scenario& s, const std::string& from, const std::string& to,
+                   const std::string& what) {
+  if (s.hosts.size() != 2) {
+    throw std::invalid_argument("a scenario needs exactly two hosts");
+  }
+  if (from == to) {
+    throw std::invalid_argument(what + ": from and to are the same host");
+  }
+  if (from == s.hosts[0].name) {
+    return Direction::kAtoB;
+  }
+  if (from == s.hosts[1].name) {
+    return Direction::kBtoA;
+  }
+  throw std::invalid_argument(what + ": unknown host '" + from + "'");
+}
+
+Duration stop_of(const std::optional<Duration>& stop, Duration end) {
+  return stop ? min(*stop, end) : end;
+}
+
+std::string probe_name(const char* base, size_t index) {
+  return index == 0 ? std::string(base) : std::string(base) + "-" + std::to_string(index + 1);
+}
+
+std::string dscp_label(uint8_t dscp) {
+  switch (dscp) {
+    case 0:
+      return "BE";
+    case kDscpCs1:
+      return "BK";
+    case kDscpCs5:
+      return "CS5";
+    case kDscpEf:
+      return "EF";
+    default:
+      return std::to_string(dscp);
+  }
+}
+
+uint16_t icmp_checksum(const uint8_t* p, size_t n) {
+  uint32_t sum = 0;
+  for (size_t i = 0; i + 1 < n; i += 2) {
+    sum += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
+  }
+  if (n % 2 == 1) {
+    sum += static_cast<uint32_t>(p[n - 1] << 8);
+  }
+  while (sum >> 16) {
+    sum = (sum & 0xffff) + (sum >> 16);
+  }
+  return static_cast<uint16_t>(~sum);
+}
+
+// ---- the engine ------------------------------------------------------------------------------
+
+enum class FlowPhase { kPending, kConnecting, kRunning, kStopping, kDone };
+
+struct Flow {
+  FlowPlan plan;
+  int64_t stream_id = 0;
+  bool upload = true;
+  Fd fd;
+  FlowPhase phase = FlowPhase::kPending;
+  FrameReader reader{false};
+  std::vector<uint8_t> request;
+  size_t request_off = 0;
+  size_t request_len = 0;
+  bool accepted = false;
+  uint64_t written = 0;         // upload: payload bytes written (after the request)
+  uint64_t read = 0;            // download: bytes read
+  std::optional<Stats> server;  // latest Stats (or End) from the server
+  bool ended = false;           // End received
+  TcpSample local;              // upload: latest TCP_INFO
+  uint64_t last_bytes = 0;      // interval bookkeeping (receiver bytes at the last boundary)
+  uint64_t last_retrans = 0;
+  int64_t deadline = INT64_MAX;  // give up waiting for the server's End
+  // Receiver bytes at the flow's stop time. Data still queued then (socket buffers, the
+  // path) keeps arriving afterwards and is not goodput of [start, stop): iperf3 too counts
+  // the receiver's bytes up to the end of the test.
+  std::optional<uint64_t> at_stop;
+  uint32_t events = 0;
+};
+
+struct Sample {
+  int64_t send_ns = 0;
+  std::optional<int64_t> rtt_ns, fwd_ns, back_ns;
+};
+
+struct Probe {
+  ProbePlan plan;
+  uint32_t index = 0;
+  Fd fd;                 // UDP socket or ICMP socket
+  Fd control;            // UDP: the TCP connection holding the server's reflector
+  bool raw = false;      // ICMP: raw socket (IP header in front of replies)
+  uint16_t echo_id = 0;  // ICMP identifier (raw sockets; ping sockets get theirs from the kernel)
+  bool ready = false;    // UDP: the reflector's port is known
+  FrameReader reader{false};
+  std::vector<uint8_t> request;
+  size_t request_off = 0;
+  bool connecting = false;
+  sockaddr_in target{};
+  int64_t next_send = 0;
+  int64_t stop = 0;
+  uint64_t seq = 0;
+  std::vector<Sample> samples;  // by sequence number
+  int64_t interval_sum = 0;
+  uint64_t interval_count = 0;
+};
+
+class Engine {
+ public:
+  Engine(const TrafficPlan& plan, const ClientOptions& opt) : plan_(plan), opt_(opt) {
+    epoll_ = Fd(::epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll_.valid()) {
+      throw_errno("epoll_create1");
+    }
+    token_ = 1000;
+    int64_t same_dir[2] = {0, 0};
+    for (const FlowPlan& fp : plan.flows) {
+      auto f = std::make_unique<Flow>();
+      f->plan = fp;
+      f->upload = fp.dir == Direction::kAtoB;
+      f->reader = FrameReader(!f->upload);
+      f->stream_id = report::iperf3_stream_id(same_dir[static_cast<int>(fp.dir)]++);
+      flows_.push_back(std::move(f));
+    }
+    for (const ProbePlan& pp : plan.probes) {
+      auto p = std::make_unique<Probe>();
+      p->plan = pp;
+      p->index = static_cast<uint32_t>(probes_.size());
+      probes_.push_back(std::move(p));
+    }
+    token_seed_ = static_cast<uint64_t>(mono_ns()) ^ (static_cast<uint64_t>(::getpid()) << 32);
+    write_buf_.assign(kWriteChunk, 0);
+  }
+
+  report::Run run() {
+    t0_ = mono_ns();
+    end_ = t0_ + plan_.duration.count_ns();
+    last_interval_ = t0_;
+    next_interval_ = t0_ + plan_.interval.count_ns();
+    if (opt_.stop_fd >= 0) {
+      add(opt_.stop_fd, EPOLLIN, kStopToken);
+    }
+    for (auto& p : probes_) {
+      p->next_send = t0_ + p->plan.start.count_ns();
+      p->stop = t0_ + p->plan.stop.count_ns();
+      if (!p->plan.icmp) {
+        open_echo(*p);
+      } else {
+        open_icmp(*p);
+      }
+    }
+    bool stopped = false;
+    while (!stopped) {
+      int64_t now = mono_ns();
+      start_flows(now);
+      send_probes(now);
+      stop_flows(now);  // first: a flow stopping now is counted up to its stop in this row
+      while (now >= next_interval_ && next_interval_ <= end_) {
+        close_interval(next_interval_);
+        next_interval_ += plan_.interval.count_ns();
+      }
+      if (now >= end_) {
+        if (last_interval_ < end_) {
+          close_interval(end_);
+        }
+        if (all_flows_done() || now >= end_ + opt_.grace.count_ns()) {
+          break;
+        }
+      }
+      stopped = wait(next_deadline(now));
+    }
+    if (last_interval_ < end_) {
+      close_interval(std::min(mono_ns(), end_));
+    }
+    return finish();
+  }
+
+ private:
+  static constexpr uint64_t kStopToken = 1;
+
+  void add(int fd, uint32_t events, uint64_t token) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.u64 = token;
+    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+      throw_errno("epoll_ctl");
+    }
+  }
+  void mod(int fd, uint32_t events, uint64_t token) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.u64 = token;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev);
+  }
+  void log(const std::string& line) {
+    if (opt_.log) {
+      opt_.log(line);
+    }
+  }
+
+  Fd connect_tcp(uint8_t dscp, const std::string& cc) {
+    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd.valid()) {
+      throw_errno("socket");
+    }
+    set_dscp(fd.get(), dscp);
+    if (!cc.empty()) {
+      if (std::string err = set_congestion_control(fd.get(), cc); !err.empty()) {
+        throw LiveError("congestion control '" + cc + "': " + err);
+      }
+    }
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&opt_.server), sizeof opt_.server) !=
+            0 &&
+        errno != EINPROGRESS) {
+      throw_errno("connect " + to_string(opt_.server));
+    }
+    return fd;
+  }
+
+  // ---- flows ----
+
+  uint64_t flow_token(size_t i) const { return 10 + i; }
+
+  void start_flows(int64_t now) {
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      Flow& f = *flows_[i];
+      if (f.phase != FlowPhase::kPending || now < t0_ + f.plan.start.count_ns()) {
+        continue;
+      }
+      if (f.plan.stop <= f.plan.start) {
+        f.phase = FlowPhase::kDone;
+        continue;
+      }
+      // The uploading client sets its own congestion control; a download's is the server's.
+      f.fd = connect_tcp(f.plan.dscp, f.upload ? f.plan.cc : "");
+      Request r;
+      r.kind = f.upload ? FlowKind::kSink : FlowKind::kSource;
+      r.dscp = f.plan.dscp;
+      r.duration_ms = static_cast<uint32_t>((f.plan.stop - f.plan.start).count_ns() / 1'000'000);
+      r.duration_ms = std::max<uint32_t>(r.duration_ms, 1);
+      r.stats_interval_ms =
+          static_cast<uint32_t>(std::max<int64_t>(plan_.interval.count_ns() / 1'000'000, 10));
+      r.cc = f.upload ? "" : f.plan.cc;
+      encode(r, f.request);
+      f.request_len = f.request.size();
+      f.phase = FlowPhase::kConnecting;
+      f.events = EPOLLIN | EPOLLOUT;
+      add(f.fd.get(), f.events, flow_token(i));
+    }
+  }
+
+  void stop_flows(int64_t now) {
+    for (auto& fp : flows_) {
+      Flow& f = *fp;
+      if (!f.at_stop && f.phase != FlowPhase::kPending && now >= t0_ + f.plan.stop.count_ns()) {
+        f.at_stop = received(f);
+      }
+      if (f.upload && (f.phase == FlowPhase::kRunning || f.phase == FlowPhase::kConnecting) &&
+          now >= t0_ + f.plan.stop.count_ns()) {
+        f.local = tcp_sample(f.fd.get());
+        ::shutdown(f.fd.get(), SHUT_WR);
+        f.phase = FlowPhase::kStopping;
+        f.deadline = now + opt_.grace.count_ns();
+        f.events = EPOLLIN;
+        mod(f.fd.get(), f.events, flow_token(index_of(f)));
+      }
+      if (!f.upload && f.phase != FlowPhase::kDone && f.phase != FlowPhase::kPending &&
+          f.deadline == INT64_MAX) {
+        f.deadline = t0_ + f.plan.stop.count_ns() + opt_.grace.count_ns();
+      }
+      if (f.phase != FlowPhase::kDone && now >= f.deadline) {
+        log("flow " + std::to_string(f.stream_id) + ": no final report from the server within " +
+            std::to_string(opt_.grace.count_ns() / 1'000'000) + " ms");
+        finish_flow(f);
+      }
+    }
+  }
+
+  size_t index_of(const Flow& f) const {
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      if (flows_[i].get() == &f) {
+        return i;
+      }
+    }
+    return 0;
+  }
+
+  void finish_flow(Flow& f) {
+    if (f.upload && f.fd.valid() && f.phase != FlowPhase::kStopping) {
+      f.local = tcp_sample(f.fd.get());
+    }
+    f.fd.reset();
+    f.phase = FlowPhase::kDone;
+  }
+
+  bool all_flows_done() const {
+    return std::all_of(flows_.begin(), flows_.end(), [](const std::unique_ptr<Flow>& f) {
+      return f->phase == FlowPhase::kDone || f->phase == FlowPhase::kPending;
+    });
+  }
+
+  void on_flow(Flow& f, uint32_t events) {
+    if (f.phase == FlowPhase::kDone) {
+      return;
+    }
+    if (f.phase == FlowPhase::kConnecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+      int err = 0;
+      socklen_t len = sizeof err;
+      ::getsockopt(f.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      }
+      f.phase = FlowPhase::kRunning;
+      if (!f.upload) {
+        f.events = EPOLLIN | (f.request_off < f.request.size() ? EPOLLOUT : 0u);
+        mod(f.fd.get(), f.events, flow_token(index_of(f)));
+      }
+    }
+    if ((events & EPOLLOUT) != 0 && f.phase == FlowPhase::kRunning) {
+      write_flow(f);
+    }
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) != 0 && f.fd.valid()) {
+      read_flow(f);
+    }
+  }
+
+  void write_flow(Flow& f) {
+    while (f.request_off < f.request.size()) {
+      const ssize_t w = ::send(f.fd.get(), f.request.data() + f.request_off,
+                               f.request.size() - f.request_off, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EAGAIN) return;
+        throw_errno("send request");
+      }
+      f.request_off += static_cast<size_t>(w);
+    }
+    if (!f.upload) {
+      if (f.events & EPOLLOUT) {
+        f.events = EPOLLIN;
+        mod(f.fd.get(), f.events, flow_token(index_of(f)));
+      }
+      return;
+    }
+    for (;;) {
+      const ssize_t w = ::send(f.fd.get(), write_buf_.data(), write_buf_.size(), MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EAGAIN) return;
+        if (errno == EPIPE || errno == ECONNRESET) {
+          log("flow " + std::to_string(f.stream_id) + ": the server closed the connection");
+          finish_flow(f);
+          return;
+        }
+        throw_errno("send");
+      }
+      f.written += static_cast<uint64_t>(w);
+    }
+  }
+
+  void read_flow(Flow& f) {
+    for (;;) {
+      const ssize_t n = ::recv(f.fd.get(), read_buf_, sizeof read_buf_, 0);
+      if (n > 0) {
+        if (!f.upload) {
+          f.read += static_cast<uint64_t>(n);
+        }
+        size_t off = 0;
+        while (off < static_cast<size_t>(n)) {
+          off += f.reader.feed(
+              std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
+          if (f.reader.failed()) {
+            throw LiveError("server " + to_string(opt_.server) + ": " + f.reader.error());
+          }
+          while (std::optional<Message> m = f.reader.next()) {
+            on_message(f, *m);
+            if (f.phase == FlowPhase::kDone) {
+              return;
+            }
+          }
+        }
+        continue;
+      }
+      if (n == 0) {
+        finish_flow(f);
+        return;
+      }
+      if (errno == EAGAIN) {
+        return;
+      }
+      if (errno == ECONNRESET) {
+        finish_flow(f);
+        return;
+      }
+      throw_errno("recv");
+    }
+  }
+
+  void on_message(Flow& f, const Message& m) {
+    if (const auto* rej = std::get_if<Reject>(&m)) {
+      throw LiveError("server " + to_string(opt_.server) + " refused flow " +
+                      std::to_string(f.stream_id) + ": " + rej->reason);
+    }
+    // A download's receiver bytes are the Data frames (headers included), as the server
+    // counts what it writes: the control frames read in between are taken back out.
+    const uint64_t control = std::holds_alternative<Accept>(m) ? kAcceptFrame
+                             : std::holds_alternative<Data>(m) ? 0
+                                                               : kStatsFrame;
+    if (!f.upload) {
+      f.read -= std::min<uint64_t>(f.read, control);
+    }
+    if (std::holds_alternative<Accept>(m)) {
+      f.accepted = true;
+    } else if (const auto* s = std::get_if<Stats>(&m)) {
+      f.server = *s;
+    } else if (const auto* e = std::get_if<End>(&m)) {
+      f.server = e->stats;
+      f.ended = true;
+      if (f.upload) {
+        finish_flow(f);
+      }
+    }
+  }
+
+  // Receiver bytes so far: an upload's acknowledged payload, a download's bytes read.
+  uint64_t received(Flow& f) {
+    if (f.at_stop) {
+      return *f.at_stop;
+    }
+    if (!f.upload) {
+      return f.read;
+    }
+    if (f.fd.valid() && f.phase != FlowPhase::kStopping) {
+      f.local = tcp_sample(f.fd.get());
+    }
+    return f.local.bytes_acked > f.request_len ? f.local.bytes_acked - f.request_len : 0;
+  }
+
+  // ---- probes ----
+
+  uint64_t probe_token(size_t i) const { return 100000 + 2 * i; }
+
+  void open_echo(Probe& p) {
+    p.control = connect_tcp(p.plan.dscp, "");
+    Request r;
+    r.kind = FlowKind::kEcho;
+    r.dscp = p.plan.dscp;
+    r.duration_ms = static_cast<uint32_t>(
+        std::max<int64_t>((p.plan.stop - p.plan.start + kLossHorizon).count_ns() / 1'000'000 +
+                              p.plan.start.count_ns() / 1'000'000,
+                          1));
+    encode(r, p.request);
+    p.connecting = true;
+    add(p.control.get(), EPOLLIN | EPOLLOUT, probe_token(p.index) + 1);
+  }
+
+  void on_echo_control(Probe& p, uint32_t events) {
+    if (!p.control.valid()) {
+      return;
+    }
+    if (p.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+      int err = 0;
+      socklen_t len = sizeof err;
+      ::getsockopt(p.control.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      }
+      while (p.request_off < p.request.size()) {
+        const ssize_t w = ::send(p.control.get(), p.request.data() + p.request_off,
+                                 p.request.size() - p.request_off, MSG_NOSIGNAL);
+        if (w < 0) {
+          if (errno == EAGAIN) return;
+          throw_errno("send echo request");
+        }
+        p.request_off += static_cast<size_t>(w);
+      }
+      p.connecting = false;
+      mod(p.control.get(), EPOLLIN, probe_token(p.index) + 1);
+    }
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) == 0) {
+      return;
+    }
+    for (;;) {
+      const ssize_t n = ::recv(p.control.get(), read_buf_, sizeof read_buf_, 0);
+      if (n <= 0) {
+        if (n < 0 && errno == EAGAIN) return;
+        p.control.reset();  // the reflector is gone; later probes count as lost
+        return;
+      }
+      size_t off = 0;
+      while (off < static_cast<size_t>(n)) {
+        off +=
+            p.reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
+        if (p.reader.failed()) {
+          throw LiveError("server " + to_string(opt_.server) + ": " + p.reader.error());
+        }
+        while (std::optional<Message> m = p.reader.next()) {
+          if (const auto* rej = std::get_if<Reject>(&*m)) {
+            throw LiveError("server " + to_string(opt_.server) + " refused probe " + p.plan.name +
+                            ": " + rej->reason);
+          }
+          if (const auto* a = std::get_if<Accept>(&*m); a != nullptr && !p.ready) {
+            open_udp(p, a->udp_port);
+          }
+        }
+      }
+    }
+  }
+
+  void open_udp(Probe& p, uint16_t port) {
+    p.fd = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!p.fd.valid()) {
+      throw_errno("socket udp");
+    }
+    const int one = 1;
+    ::setsockopt(p.fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    set_dscp(p.fd.get(), p.plan.dscp);
+    sockaddr_in to = opt_.server;
+    to.sin_port = htons(port);
+    if (::connect(p.fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+      throw_errno("connect udp " + to_string(to));
+    }
+    add(p.fd.get(), EPOLLIN, probe_token(p.index));
+    p.ready = true;
+  }
+
+  void open_icmp(Probe& p) {
+    const bool from_peer = p.plan.dir == Direction::kBtoA;
+    if (from_peer && opt_.peer_netns_fd < 0) {
+      throw LiveError("probe " + p.plan.name +
+                      ": ICMP from the second host needs both hosts on this machine (emulation)");
+    }
+    Fd own;
+    if (from_peer) {
+      own = Fd(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+      if (!own.valid()) {
+        throw_errno("open /proc/thread-self/ns/net");
+      }
+      enter_netns(opt_.peer_netns_fd);
+    }
+    p.raw = true;
+    p.fd = Fd(::socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
+    if (!p.fd.valid()) {
+      p.raw = false;  // unprivileged: a ping socket (net.ipv4.ping_group_range)
+      p.fd = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
+    }
+    const int saved = errno;
+    if (from_peer) {
+      enter_netns(own.get());
+    }
+    if (!p.fd.valid()) {
+      errno = saved;
+      throw_errno("ICMP socket (needs CAP_NET_RAW or net.ipv4.ping_group_range)");
+    }
+    const int one = 1;
+    ::setsockopt(p.fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    set_dscp(p.fd.get(), p.plan.dscp);
+    p.target = sockaddr_in{};
+    p.target.sin_family = AF_INET;
+    p.target.sin_addr = from_peer ? opt_.local_addr : opt_.server.sin_addr;
+    p.echo_id = static_cast<uint16_t>((token_seed_ >> 16) + p.index * 7919);
+    add(p.fd.get(), EPOLLIN, probe_token(p.index));
+    p.ready = true;
+  }
+
+  void send_probes(int64_t now) {
+    for (auto& pp : probes_) {
+      Probe& p = *pp;
+      while (now >= p.next_send && p.next_send < p.stop) {
+        const int64_t send_ns = mono_ns();
+        Sample s;
+        s.send_ns = send_ns;
+        if (!p.ready || !p.fd.valid()) {
+          break;  // the reflector is not set up yet: start the schedule once it is
+        }
+        send_one(p, send_ns);
+        p.samples.push_back(s);  // unanswered (lost) until a reply arrives
+        ++p.seq;
+        p.next_send += p.plan.interval.count_ns();
+        if (p.next_send <= now) {
+          // Behind schedule (a stalled thread): skip the missed slots, as an isochronous
+          // sender would, rather than bursting.
+          const int64_t k = (now - p.next_send) / p.plan.interval.count_ns() + 1;
+          p.next_send += k * p.plan.interval.count_ns();
+        }
+      }
+    }
+  }
+
+  void send_one(Probe& p, int64_t send_ns) {
+    uint8_t pkt[kMaxProbeSize] = {};
+    if (p.plan.icmp) {
+      const size_t payload = static_cast<size_t>(std::clamp<int64_t>(p.plan.size, 0, 1400));
+      const size_t n = 8 + payload;
+      pkt[0] = ICMP_ECHO;
+      pkt[4] = static_cast<uint8_t>(p.echo_id >> 8);
+      pkt[5] = static_cast<uint8_t>(p.echo_id);
+      pkt[6] = static_cast<uint8_t>(p.seq >> 8);
+      pkt[7] = static_cast<uint8_t>(p.seq);
+      const uint16_t ck = icmp_checksum(pkt, n);
+      pkt[2] = static_cast<uint8_t>(ck >> 8);
+      pkt[3] = static_cast<uint8_t>(ck);
+      ::sendto(p.fd.get(), pkt, n, 0, reinterpret_cast<const sockaddr*>(&p.target),
+               sizeof p.target);
+      return;
+    }
+    const size_t n = static_cast<size_t>(
+        std::clamp<int64_t>(p.plan.size, int64_t{kProbeHeader}, int64_t{kMaxProbeSize}));
+    ProbePacket h;
+    h.probe = p.index;
+    h.seq = p.seq;
+    h.client_send_ns = send_ns;
+    h.token = token_seed_;
+    encode_probe(h, std::span<uint8_t>(pkt, n));
+    ::send(p.fd.get(), pkt, n, 0);
+  }
+
+  void on_probe(Probe& p) {
+    uint8_t buf[2048];
+    alignas(8) char control[128];
+    for (;;) {
+      sockaddr_in from{};
+      iovec iov{buf, sizeof buf};
+      msghdr msg{};
+      msg.msg_name = &from;
+      msg.msg_namelen = sizeof from;
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      const ssize_t n = ::recvmsg(p.fd.get(), &msg, 0);
+      if (n < 0) {
+        return;
+      }
+      const int64_t rx = receive_time_ns(msg);
+      if (p.plan.icmp) {
+        on_icmp_reply(p, std::span<const uint8_t>(buf, static_cast<size_t>(n)), from, rx);
+        continue;
+      }
+      const std::optional<ProbePacket> h =
+          decode_probe(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
+      if (!h || h->token != token_seed_ || h->probe != p.index || h->seq >= p.samples.size()) {
+        continue;
+      }
+      Sample& s = p.samples[h->seq];
+      if (s.rtt_ns || s.send_ns != h->client_send_ns) {
+        continue;  // duplicate or forged
+      }
+      const int64_t held = std::max<int64_t>(0, h->server_send_ns - h->server_recv_ns);
+      record(p, s, rx - s.send_ns - held);
+      if (opt_.shared_clock) {
+        s.fwd_ns = h->server_recv_ns - s.send_ns;
+        s.back_ns = rx - h->server_send_ns;
+      }
+    }
+  }
+
+  void on_icmp_reply(Probe& p, std::span<const uint8_t> d, const sockaddr_in& from, int64_t rx) {
+    if (p.raw) {
+      if (d.size() < 20) return;
+      const size_t ihl = static_cast<size_t>(d[0] & 0x0f) * 4;
+      if (ihl < 20 || d.size() < ihl + 8) return;
+      d = d.subspan(ihl);
+      if (from.sin_addr.s_addr != p.target.sin_addr.s_addr) return;
+    }
+    if (d.size() < 8 || d[0] != ICMP_ECHOREPLY) return;
+    const uint16_t id = static_cast<uint16_t>(d[4] << 8 | d[5]);
+    if (p.raw && id != p.echo_id) return;
+    const uint16_t seq16 = static_cast<uint16_t>(d[6] << 8 | d[7]);
+    // The 16-bit sequence wraps: match the most recent probe with these low bits.
+    if (p.samples.empty()) return;
+    uint64_t seq = (p.samples.size() - 1) & ~uint64_t{0xffff};
+    seq |= seq16;
+    if (seq >= p.samples.size()) {
+      if (seq < 0x10000) return;
+      seq -= 0x10000;
+    }
+    Sample& s = p.samples[seq];
+    if (s.rtt_ns) return;
+    record(p, s, rx - s.send_ns);
+  }
+
+  void record(Probe& p, Sample& s, int64_t rtt) {
+    s.rtt_ns = rtt;
+    p.interval_sum += rtt;
+    ++p.interval_count;
+  }
+
+  // ---- intervals, waiting, results ----
+
+  void close_interval(int64_t at) {
+    if (at <= last_interval_) {
+      return;
+    }
+    report::Interval iv;
+    iv.start_s = static_cast<double>(last_interval_ - t0_) / 1e9;
+    iv.end_s = static_cast<double>(at - t0_) / 1e9;
+    const double seconds = static_cast<double>(at - last_interval_) / 1e9;
+    for (auto& fp : flows_) {
+      Flow& f = *fp;
+      report::DirectionInterval& d = iv.directions[f.plan.dir];
+      const uint64_t got = received(f);
+      uint64_t retrans = 0;
+      uint64_t cwnd = 0;
+      if (f.upload) {
+        retrans = f.local.retransmits;
+        cwnd = f.local.cwnd_bytes;
+      } else if (f.server) {
+        retrans = f.server->retransmits;
+        cwnd = f.server->cwnd_bytes;
+      }
+      report::FlowInterval fi;
+      fi.id = f.stream_id;
+      fi.bytes = got - std::min(got, f.last_bytes);
+      fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
+      fi.retransmits = retrans - std::min(retrans, f.last_retrans);
+      fi.cwnd_bytes = cwnd;
+      // The sender's smoothed RTT (tcpi_rtt): the responsiveness metric's self probes.
+      const uint32_t srtt_us = f.upload ? f.local.rtt_us : (f.server ? f.server->rtt_us : 0);
+      const bool active = f.phase == FlowPhase::kRunning || f.phase == FlowPhase::kStopping;
+      if (srtt_us > 0 && active && !f.at_stop) {
+        fi.srtt_ms = srtt_us / 1e3;
+      }
+      f.last_bytes = got;
+      f.last_retrans = retrans;
+      d.bytes += fi.bytes;
+      d.retransmits += fi.retransmits;
+      d.cwnd_bytes += fi.cwnd_bytes;
+      d.flows.push_back(fi);
+    }
+    for (Direction dir : report::kDirections) {
+      iv.directions[dir].bits_per_second =
+          report::bits_per_second(iv.directions[dir].bytes, seconds);
+    }
+    for (auto& p : probes_) {
+      if (p->interval_count > 0) {
+        iv.latency_ms[p->plan.name] =
+            static_cast<double>(p->interval_sum) / static_cast<double>(p->interval_count) / 1e6;
+      }
+      p->interval_sum = 0;
+      p->interval_count = 0;
+    }
+    out_.intervals.push_back(std::move(iv));
+    last_interval_ = at;
+  }
+
+  int64_t next_deadline(int64_t now) const {
+    int64_t d = now < end_ ? std::min(next_interval_, end_) : end_ + opt_.grace.count_ns();
+    for (const auto& f : flows_) {
+      if (f->phase == FlowPhase::kPending) {
+        d = std::min(d, t0_ + f->plan.start.count_ns());
+      } else if (!f->at_stop) {
+        d = std::min(d, t0_ + f->plan.stop.count_ns());
+      }
+      if (f->phase != FlowPhase::kDone) d = std::min(d, f->deadline);
+    }
+    for (const auto& p : probes_) {
+      if (p->next_send < p->stop) d = std::min(d, p->next_send);
+    }
+    return d;
+  }
+
+  // Waits for socket events until `deadline` (ns resolution: epoll_pwait2). True when stopped.
+  bool wait(int64_t deadline) {
+    const int64_t wait_ns = std::max<int64_t>(0, deadline - mono_ns());
+    timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000),
+                static_cast<long>(wait_ns % 1'000'000'000)};
+    epoll_event events[64];
+    const int n = ::epoll_pwait2(epoll_.get(), events, 64, &ts, nullptr);
+    if (n < 0) {
+      if (errno == EINTR) return false;
+      throw_errno("epoll_pwait2");
+    }
+    for (int i = 0; i < n; ++i) {
+      const uint64_t t = events[i].data.u64;
+      if (t == kStopToken) {
+        log("stopped early");
+        return true;
+      }
+      if (t >= 100000) {
+        const size_t idx = (t - 100000) / 2;
+        if (idx < probes_.size()) {
+          if ((t - 100000) % 2 == 0) {
+            on_probe(*probes_[idx]);
+          } else {
+            on_echo_control(*probes_[idx], events[i].events);
+          }
+        }
+      } else if (t >= 10 && t - 10 < flows_.size()) {
+        on_flow(*flows_[t - 10], events[i].events);
+      }
+    }
+    return false;
+  }
+
+  report::Run finish() {
+    report::Run& out = out_;
+    for (const auto& f : flows_) {
+      if (f->phase != FlowPhase::kPending && !f->accepted) {
+        log("flow " + std::to_string(f->stream_id) + " (" +
+            std::string(report::direction_key(f->plan.dir)) + "): the server at " +
+            to_string(opt_.server) + " never accepted it");
+      }
+    }
+    for (const auto& p : probes_) {
+      if (!p->ready) {
+        log("probe " + p->plan.name + ": the server's echo reflector never answered");
+      }
+    }
+    out.duration_s = plan_.duration.to_seconds();
+    for (auto& fp : flows_) {
+      Flow& f = *fp;
+      report::DirectionTransfer& d = out.transfer[f.plan.dir];
+      report::FlowTransfer ft;
+      ft.id = f.stream_id;
+      ft.name = f.plan.name;
+      ft.dscp = f.plan.dscp;
+      const double start_s = f.plan.start.to_seconds();
+      const double stop_s = f.plan.stop.to_seconds();
+      ft.sender.start_s = ft.receiver.start_s = start_s;
+      ft.sender.end_s = ft.receiver.end_s = stop_s;
+      if (f.upload) {
+        ft.sender.bytes = f.written;
+        ft.sender.retransmits = f.local.retransmits;
+        ft.receiver.bytes = received(f);
+      } else {
+        ft.sender.bytes = f.server ? f.server->bytes : 0;
+        ft.sender.retransmits = f.server ? f.server->retransmits : 0;
+        ft.receiver.bytes = received(f);
+      }
+      ft.sender.bits_per_second = report::bits_per_second(ft.sender.bytes, stop_s - start_s);
+      ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
+      d.flows.push_back(ft);
+    }
+    for (Direction dir : report::kDirections) {
+      report::DirectionTransfer& d = out.transfer[dir];
+      if (d.flows.empty()) {
+        continue;
+      }
+      double start_s = d.flows.front().sender.start_s;
+      double end_s = d.flows.front().sender.end_s;
+      for (const auto& ft : d.flows) {
+        start_s = std::min(start_s, ft.sender.start_s);
+        end_s = std::max(end_s, ft.sender.end_s);
+        d.sender.bytes += ft.sender.bytes;
+        d.sender.retransmits += ft.sender.retransmits;
+        d.receiver.bytes += ft.receiver.bytes;
+      }
+      d.sender.start_s = d.receiver.start_s = start_s;
+      d.sender.end_s = d.receiver.end_s = end_s;
+      d.sender.bits_per_second = report::bits_per_second(d.sender.bytes, end_s - start_s);
+      d.receiver.bits_per_second = report::bits_per_second(d.receiver.bytes, end_s - start_s);
+    }
+    report::derive_totals(out);
+    for (auto& pp : probes_) {
+      Probe& p = *pp;
+      report::LatencyRecorder rtt, fwd, back;
+      for (const Sample& s : p.samples) {
+        if (s.rtt_ns) {
+          rtt.add(Duration::ns(*s.rtt_ns));
+        } else if (s.send_ns + kLossHorizon.count_ns() <= end_) {
+          rtt.add_loss();
+        }
+        if (s.fwd_ns) fwd.add(Duration::ns(*s.fwd_ns));
+        if (s.back_ns) back.add(Duration::ns(*s.back_ns));
+      }
+      report::ProbeLatency pl;
+      pl.kind = p.plan.icmp ? "icmp" : "udp";
+      pl.rtt = rtt.stats();
+      pl.dscp = p.plan.dscp;
+      // Every sample in send order; a sample not yet answered at the end counts as lost only
+      // when sent at least kLossHorizon before the end (as in the statistics), else it is left
+      // out of the series too.
+      const bool one_way = !p.plan.icmp && opt_.shared_clock;
+      for (const Sample& smp : p.samples) {
+        if (!smp.rtt_ns && smp.send_ns + kLossHorizon.count_ns() > end_) {
+          continue;
+        }
+        auto ms = [](const std::optional<int64_t>& ns) -> std::optional<double> {
+          return ns ? std::optional<double>(static_cast<double>(*ns) / 1e6) : std::nullopt;
+        };
+        pl.series.time_s.push_back(static_cast<double>(smp.send_ns - t0_) / 1e9);
+        pl.series.rtt_ms.push_back(ms(smp.rtt_ns));
+        if (one_way) {
+          pl.series.one_way_a_to_b_ms.push_back(ms(smp.fwd_ns));
+          pl.series.one_way_b_to_a_ms.push_back(ms(smp.back_ns));
+        }
+      }
+      if (!p.plan.icmp && opt_.shared_clock) {
+        // The client in host a sends every UDP probe (the server only reflects), so the
+        // request leg is a->b whatever the probe's configured direction; an unanswered probe
+        // is counted lost on the request leg, as the simulator does.
+        report::PerDirection<report::LatencyStats> ow;
+        ow[Direction::kAtoB] = fwd.stats();
+        ow[Direction::kBtoA] = back.stats();
+        ow[Direction::kAtoB].lost = pl.rtt.lost;
+        pl.one_way = ow;
+      }
+      out.latency_ms[p.plan.name] = pl;
+    }
+    for (const PhasePlan& ph : plan_.phases) {
+      out.phases.push_back(report::Phase{ph.name, ph.start.to_seconds(), ph.end.to_seconds()});
+    }
+    out.latency_under_load = report::compute_latency_under_load(out);
+    return std::move(out_);
+  }
+
+  const TrafficPlan& plan_;
+  const ClientOptions& opt_;
+  Fd epoll_;
+  uint64_t token_ = 0;
+  uint64_t token_seed_ = 0;
+  std::vector<std::unique_ptr<Flow>> flows_;
+  std::vector<std::unique_ptr<Probe>> probes_;
+  std::vector<uint8_t> write_buf_;
+  uint8_t read_buf_[128 * 1024] = {};
+  int64_t t0_ = 0;
+  int64_t end_ = 0;
+  int64_t last_interval_ = 0;
+  int64_t next_interval_ = 0;
+  report::Run out_;
+};
+
+}  // namespace
+
+TrafficPlan plan_from_scenario(const config::Scenario& s) {
+  TrafficPlan plan;
+  plan.duration = s.duration;
+  const Duration end = s.duration;
+  for (size_t i = 0; i < s.traffic.tcp.size(); ++i) {
+    const config::TcpFlowConfig& c = s.traffic.tcp[i];
+    const std::string what = "traffic.tcp[" + std::to_string(i) + "]";
+    const Direction dir = host_dir(s, c.from, c.to, what);
+    const config::HostConfig* sender = s.host(c.from);
+    for (int64_t k = 0; k < c.streams; ++k) {
+      FlowPlan f;
+      f.dir = dir;
+      f.dscp = c.dscp;
+      f.cc = c.cc.value_or(sender != nullptr ? sender->tcp.cc : "");
+      f.start = c.start;
+      f.stop = stop_of(c.stop, end);
+      plan.flows.push_back(f);
+    }
+  }
+  for (size_t i = 0; i < s.traffic.ping.size(); ++i) {
+    const config::PingConfig& c = s.traffic.ping[i];
+    ProbePlan p;
+    p.name = probe_name("ping", i);
+    p.icmp = true;
+    p.dir = host_dir(s, c.from, c.to, "traffic.ping[" + std::to_string(i) + "]");
+    p.interval = c.interval;
+    p.size = c.size;
+    p.start = c.start;
+    p.stop = stop_of(c.stop, end);
+    p.dscp = c.dscp;
+    plan.probes.push_back(p);
+  }
+  for (size_t i = 0; i < s.traffic.udp_probe.size(); ++i) {
+    const config::UdpProbeConfig& c = s.traffic.udp_probe[i];
+    ProbePlan p;
+    p.name = probe_name("udp", i);
+    p.dir = host_dir(s, c.from, c.to, "traffic.udp_probe[" + std::to_string(i) + "]");
+    p.interval = c.interval;
+    p.size = std::max<int64_t>(c.size, kProbeHeader);
+    p.start = c.start;
+    p.stop = stop_of(c.stop, end);
+    p.dscp = c.dscp;
+    plan.probes.push_back(p);
+  }
+  for (size_t i = 0; i < s.traffic.rrul.size(); ++i) {
+    const config::RrulConfig& c = s.traffic.rrul[i];
+    const Direction dir = host_dir(s, c.from, c.to, "traffic.rrul[" + std::to_string(i) + "]");
+    if (dir != Direction::kAtoB) {
+      throw std::invalid_argument("traffic.rrul[" + std::to_string(i) +
+                                  "]: the rrul client must be the first host");
+    }
+    // Until the scenario's rrul has its own idle/load times: idle from 0 to start, load from
+    // start to stop, idle from stop to the end of the run.
+    add_rrul(plan, RrulTimes{Duration::zero(), c.start, stop_of(c.stop, end), end},
+             c.probe_interval, s.hosts[0].tcp.cc);
+    plan.interval = min(plan.interval, c.probe_interval);
+  }
+  return plan;
+}
+
+void add_rrul(TrafficPlan& plan, const RrulTimes& t, Duration probe_interval,
+              const std::string& cc) {
+  const Duration start = t.load_start;
+  const Duration stop = t.load_end;
+  const uint8_t marks[4] = {0, kDscpCs1, kDscpCs5, kDscpEf};
+  for (Direction dir : {Direction::kAtoB, Direction::kBtoA}) {
+    for (uint8_t m : marks) {
+      FlowPlan f;
+      f.dir = dir;
+      f.dscp = m;
+      f.cc = cc;
+      f.start = start;
+      f.stop = stop;
+      f.name =
+          std::string(dir == Direction::kAtoB ? "TCP upload " : "TCP download ") + dscp_label(m);
+      plan.flows.push_back(f);
+    }
+  }
+  // Probes run over idle + load + idle, as flent's rrul pings do.
+  ProbePlan icmp;
+  icmp.name = "ping";
+  icmp.icmp = true;
+  icmp.interval = probe_interval;
+  icmp.size = 56;
+  icmp.start = t.start;
+  icmp.stop = t.end;
+  plan.probes.push_back(icmp);
+  for (uint8_t m : {kDscpEf, kDscpCs1, uint8_t{0}}) {
+    ProbePlan p;
+    p.name = m == kDscpEf ? "udp_ef" : m == kDscpCs1 ? "udp_bk" : "udp_be";  // docs/rrul.md
+    p.interval = probe_interval;
+    p.size = 64;
+    p.start = t.start;
+    p.stop = t.end;
+    p.dscp = m;
+    plan.probes.push_back(p);
+  }
+  plan.phases = {{"idle_before", t.start, t.load_start},
+                 {"load", t.load_start, t.load_end},
+                 {"idle_after", t.load_end, t.end}};
+}
+
+TrafficPlan rrul_plan(const RrulOptions& o) {
+  TrafficPlan plan;
+  plan.duration = o.idle + o.load + o.idle;
+  plan.interval = o.interval;
+  add_rrul(plan, RrulTimes{Duration::zero(), o.idle, o.idle + o.load, plan.duration},
+           o.probe_interval, o.cc);
+  return plan;
+}
+
+bool icmp_available() {
+  Fd raw(::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP));
+  if (raw.valid()) {
+    return true;
+  }
+  Fd ping(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_ICMP));
+  return ping.valid();
+}
+
+report::Run run_traffic(const TrafficPlan& plan, const ClientOptions& options) {
+  Engine engine(plan, options);
+  return engine.run();
+}
+
+}  // namespace nicsim::live

@@ -1,0 +1,79 @@
+#include "nicsim/report/plot_gnuplot.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "nicsim/report/export_csv.h"
+#include "nicsim/report/export_flent.h"
+#include "nicsim/report/sample_results.h"
+
+namespace nicsim::report {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(Gnuplot, QuoteDoublesSingleQuotes) {
+  EXPECT_EQ(gnuplot_quote("it's"), "'it''s'");
+  EXPECT_EQ(gnuplot_quote("a\nb"), "'a b'");
+}
+
+TEST(Gnuplot, TotalsScriptAndData) {
+  const Results res = samples::full_sample_results();
+  const GnuplotJob job = gnuplot_job(PlotKind::kTotals, {{"r.json", &res.runs[0]}},
+                                     PlotFormat::kPng, "/o/t.png", "/d");
+  EXPECT_TRUE(contains(job.script, "set terminal pngcairo"));
+  EXPECT_TRUE(contains(job.script, "set output '/o/t.png'"));
+  EXPECT_TRUE(
+      contains(job.script, "'/d/totals.dat' using 1:2 with steps lw 2 title 'a->b (upload)'"));
+  EXPECT_TRUE(
+      contains(job.script, "'/d/totals.dat' using 1:3 with steps lw 2 title 'b->a (download)'"));
+  EXPECT_TRUE(contains(job.script, "set xrange [0:2]"));
+  EXPECT_TRUE(contains(job.script, "using 1:4 axes x1y2"));
+  ASSERT_EQ(job.data_files.size(), 1u);
+  EXPECT_EQ(job.data_files[0].first, "totals.dat");
+  // interval start, a->b Mbit/s, b->a Mbit/s, mean of the probes' interval means; the last
+  // interval repeated at its end closes the step. Interval 0 has ping only (0.1 ms); interval 1
+  // has ping (0.1 + 1/3) and udp_ef (1/3).
+  const std::string mean1 = csv_number((0.1 + 1 / 3.0 + 1 / 3.0) / 2);
+  EXPECT_EQ(job.data_files[0].second,
+            "# start_s a->b_Mbit/s b->a_Mbit/s mean_latency_ms\n"
+            "0 8.000008 8.000008 0.1\n"
+            "1 8.016008 8.016008 " +
+                mean1 +
+                "\n"
+                "2 8.016008 8.016008 " +
+                mean1 + "\n");
+}
+
+TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
+  const Results res = samples::full_sample_results();
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kCompare, {{"a.json", &res.runs[0]}, {"a.json", &res.runs[1]}},
+                  PlotFormat::kSvg, "c.svg", "");
+  EXPECT_TRUE(contains(job.script, "set terminal svg"));
+  EXPECT_TRUE(contains(job.script, "p99 round-trip time (ms)"));
+  ASSERT_EQ(job.data_files.size(), 1u);
+  // one row per run: p99 of the main probe (ping), goodput a->b and b->a in Mbit/s
+  const report::Run& r0 = res.runs[0];
+  const std::string row0 = csv_number(r0.latency_ms.at("ping").rtt.p99) + " " +
+                           csv_number(r0.goodput_bps.a_to_b / 1e6) + " " +
+                           csv_number(r0.goodput_bps.b_to_a / 1e6) + "\n";
+  EXPECT_TRUE(contains(job.data_files[0].second, "\n" + row0)) << job.data_files[0].second;
+  EXPECT_TRUE(contains(job.script,
+                       "every ::1::1 using 1:3 with points pt 5 ps 1.8 lc 2 title "
+                       "'sim bql=true rate=1Gbit b->a'"))
+      << job.script;
+}
+
+TEST(Gnuplot, CdfNeedsProbeSamples) {
+  const Results res = samples::full_sample_results();
+  EXPECT_THROW(
+      (void)gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng, "x.png", ""),
+      ExportError);
+}
+
+}  // namespace
+}  // namespace nicsim::report

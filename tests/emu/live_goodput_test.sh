@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# CTest emu_live_goodput: nicsim's own TCP flow (nicsim emulate FILE without a command: a nicsim
+# server in host b, the client in host a, real kernel TCP) through the emulated 100 Mbit/s,
+# 5 ms wire (scenarios/examples/100mbit-5ms.toml) gets a goodput within 3 % of iperf3's for the
+# same flow over the same emulated link and the same 5 s, measured in the same test (iperf3's
+# JSON "sum_received"). nicsim's --json validates against docs/results.schema.json with
+# backend "emu", and its text output has the iperf3 receiver line.
+# Usage: live_goodput_test.sh NICSIM SOURCE_DIR
+source "$(dirname "$0")/common.sh"
+nicsim=$1
+src=$2
+emu_require_root
+emu_require_tools iperf3 python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+scenario="$src/scenarios/examples/100mbit-5ms.toml"
+
+"$nicsim" emulate "$scenario" --duration 5s --json "$work/nicsim.json" >"$work/nicsim.txt" \
+  2>"$work/nicsim.err" || fail "nicsim emulate (own traffic) exited $?: $(cat "$work/nicsim.err")"
+grep -q "receiver$" "$work/nicsim.txt" || fail "no iperf3-style receiver line in: $(cat "$work/nicsim.txt")"
+python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
+  "$work/nicsim.json" || fail "nicsim's JSON does not validate"
+
+"$nicsim" emulate "$scenario" --server 'iperf3 -s -1' \
+  -- sh -c "iperf3 -c \"\$NICSIM_PEER\" -t 5 -J > $work/iperf3.json" 2>"$work/iperf3.err" \
+  || fail "nicsim emulate -- iperf3 exited $?: $(head -c 2000 "$work/iperf3.json") $(cat "$work/iperf3.err")"
+
+python3 - "$work/nicsim.json" "$work/iperf3.json" <<'PY' || fail "see above; nicsim stderr: $(grep -v 'not emulated' "$work/nicsim.err")"
+import json, sys
+n = json.load(open(sys.argv[1]))
+i = json.load(open(sys.argv[2]))
+run = n["runs"][0]
+assert run["backend"] == "emu", run["backend"]
+flows = run["transfer"]["a->b"]["flows"]
+assert len(flows) == 1, flows
+ours = run["goodput_bps"]["a->b"]
+assert ours == flows[0]["receiver"]["bits_per_second"]
+theirs = i["end"]["sum_received"]["bits_per_second"]
+err = (ours - theirs) / theirs
+print(f"nicsim goodput {ours / 1e6:.2f} Mbit/s, iperf3 {theirs / 1e6:.2f} Mbit/s, "
+      f"difference {100 * err:+.2f} %")
+if abs(err) > 0.03:
+    sys.exit(f"FAIL: nicsim's goodput differs from iperf3's by {100 * err:+.2f} % (limit 3 %)")
+PY
+echo "ok"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end checks of `nicsim plot` (CTest: cli_plot): every kind renders through Debian's
+# gnuplot to PNG (signature, IHDR size 1000x600) and SVG (parses as XML, has the plot's
+# title, axis labels, legend entries and drawn paths); errors exit 2 with one line.
+# Usage: plot_test.sh NICSIM_BINARY SOURCE_DIR
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+command -v gnuplot >/dev/null || fail "gnuplot not installed (run scripts/setup.sh)"
+
+cd "$work"
+"$nicsim" run s.toml --json r.json --quiet >/dev/null
+"$nicsim" run s.toml --json r2.json --seed 9 --quiet >/dev/null
+
+check_png() {
+  $py - "$1" <<'PY' || fail "$1 is not a 1000x600 PNG"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert b[:8] == b"\x89PNG\r\n\x1a\n", "signature"
+assert b[12:16] == b"IHDR", "IHDR first"
+w, h = struct.unpack(">II", b[16:24])
+assert (w, h) == (1000, 600), (w, h)
+assert len(b) > 5000, len(b)  # a blank canvas compresses to ~2 kB
+PY
+}
+# check_svg FILE TEXT... : XML, at least 3 drawn paths, and each TEXT in a <text> element.
+check_svg() {
+  $py - "$@" <<'PY' || fail "$1: not the expected SVG"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+texts = ["".join(t.itertext()) for t in root.iter(ns + "text")]
+paths = list(root.iter(ns + "path"))
+assert len(paths) >= 3, len(paths)
+for want in sys.argv[2:]:
+    assert any(want in t for t in texts), (want, texts)
+PY
+}
+
+"$nicsim" plot r.json --run bql=false -o totals.png 2>/dev/null
+check_png totals.png
+"$nicsim" plot r.json --run bql=false --kind totals -o totals.svg 2>/dev/null
+check_svg totals.svg "Throughput and latency over time" "time (s)" "throughput (Mbit/s)" \
+  "latency (ms)" "a->b (upload)" "b->a (download)" "latency: mean of the probes (ms)"
+"$nicsim" plot r.json r2.json --kind compare -o compare.png 2>/dev/null
+check_png compare.png
+"$nicsim" plot r.json r2.json --kind compare -o compare.svg 2>/dev/null
+check_svg compare.svg "Goodput vs p99 RTT of the main probe" "p99 round-trip time (ms)" \
+  "goodput (Mbit/s)" "r.json sim bql=false b->a" "r2.json sim bql=true a->b"
+if $py -c 'import json,sys; sys.exit(0 if json.load(open("r.json"))["runs"][0]["latency_ms"]["ping"].get("series",{}).get("time_s") else 1)'; then
+  "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png 2>/dev/null
+  check_png cdf.png
+  "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.svg 2>/dev/null
+  check_svg cdf.svg "Latency CDF (RTT)" "round-trip time (ms)" "fraction of samples" "ping (icmp, n="
+else
+  expect_error 2 "has no latency samples (probe series)" \
+    "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png
+fi
+
+# Errors.
+expect_error 2 "r.json has 2 runs; pick one with --run LABEL (runs: 'bql=false', 'bql=true')" \
+  "$nicsim" plot r.json -o x.png
+expect_error 2 "gnuplot not found on PATH" env PATH=/nonexistent "$nicsim" plot r.json \
+  --run bql=false -o x.png
+expect_error 2 "missing.json: cannot open" "$nicsim" plot missing.json -o x.png
+expect_usage_error "the file name must end in .png or .svg" "$nicsim" plot r.json -o x.pdf
+expect_usage_error "--kind: expected totals, cdf or compare, got 'box'" \
+  "$nicsim" plot r.json -o x.png --kind box
+[ ! -e x.png ] || fail "a failed plot left x.png"
+"$nicsim" plot --help | grep -q "gnuplot-nox" || fail "plot --help"
+ls /tmp | grep -q '^nicsim-plot-' && [ -n "$(find /tmp -maxdepth 1 -name 'nicsim-plot-*' -newer r.json)" ] \
+  && fail "scratch directory left behind"
+echo "plot test: ok"

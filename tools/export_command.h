@@ -1,0 +1,20 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "nicsim/report/results.h"
+
+namespace nicsim::tools {
+
+// `nicsim export RESULT.json --csv DIR | --flent OUT.flent.gz [--run LABEL]`.
+int export_command(int argc, char** argv);
+
+// Writes the CSV tables into csv_dir (created if missing) and/or the flent file(s); prints
+// what it wrote to stderr prefixed by `who`. Returns 0, or 1 when a file cannot be written
+// (message printed), or 2 when the results cannot be exported (e.g. no intervals for flent).
+// `run`: only the run with this label (flent), else every run (one flent file per run).
+int write_exports(const report::Results& results, const std::optional<std::string>& csv_dir,
+                  const std::optional<std::string>& flent_out,
+                  const std::optional<std::string>& run, const char* who);
+
+}  // namespace nicsim::tools

@@ -1,0 +1,139 @@
+#include "tools/gnuplot_runner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace nicsim::tools {
+
+namespace {
+
+// gnuplot renders our plots in well under a second; a minute means something is wrong.
+constexpr int kTimeoutSeconds = 60;
+
+bool write_file(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << data;
+  f.close();
+  return static_cast<bool>(f);
+}
+
+std::string first_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    // gnuplot echoes the offending command first; keep the line that says what is wrong.
+    if (line.find_first_not_of(" ^") != std::string::npos && line.find('^') == std::string::npos &&
+        !line.empty()) {
+      return line;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string find_gnuplot() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) {
+      continue;
+    }
+    const std::string candidate = dir + "/gnuplot";
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return "";
+}
+
+std::string make_scratch_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/nicsim-plot-XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr) {
+    return "";
+  }
+  return templ;
+}
+
+void remove_scratch_dir(const std::string& dir) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") {
+        ::unlink((dir + "/" + name).c_str());
+      }
+    }
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
+}
+
+GnuplotResult run_gnuplot_in(const std::string& scratch, const report::GnuplotJob& job) {
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) {
+    return {2, "gnuplot not found on PATH (Debian: apt-get install gnuplot-nox)"};
+  }
+  for (const auto& [name, data] : job.data_files) {
+    if (!write_file(scratch + "/" + name, data)) {
+      return {1, "cannot write " + scratch + "/" + name};
+    }
+  }
+  const std::string script = scratch + "/plot.gp";
+  const std::string errors = scratch + "/gnuplot.err";
+  if (!write_file(script, job.script)) {
+    return {1, "cannot write " + script};
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    return {1, std::string("fork: ") + std::strerror(errno)};
+  }
+  if (pid == 0) {
+    const int err = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int null = ::open("/dev/null", O_RDWR);
+    if (err >= 0) ::dup2(err, STDERR_FILENO);
+    if (null >= 0) {
+      ::dup2(null, STDIN_FILENO);
+      ::dup2(null, STDOUT_FILENO);
+    }
+    ::execl(gnuplot.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTimeoutSeconds);
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      break;
+    }
+    if (r < 0 && errno != EINTR) {
+      return {1, std::string("waitpid: ") + std::strerror(errno)};
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return {1, "gnuplot did not finish within " + std::to_string(kTimeoutSeconds) + " s"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const std::string why = first_line(errors);
+    return {1, "gnuplot failed" + (why.empty() ? std::string() : ": " + why)};
+  }
+  return {0, ""};
+}
+
+}  // namespace nicsim::tools

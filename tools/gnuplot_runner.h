@@ -1,0 +1,39 @@
+#pragma once
+// Runs a report::GnuplotJob: writes its data files and script into a scratch directory,
+// runs gnuplot (found on PATH) on the script with a time bound, removes the scratch
+// directory. Process spawning lives here, not in nicsim/report.
+
+#include <string>
+
+#include "nicsim/report/plot_gnuplot.h"
+
+namespace nicsim::tools {
+
+struct GnuplotResult {
+  int status = 0;       // 0 ok; 2 gnuplot missing; 1 gnuplot failed or timed out
+  std::string message;  // one line when status != 0
+};
+
+// `make_job(data_dir)` builds the job for the scratch directory it is given.
+template <typename F>
+GnuplotResult run_gnuplot(F&& make_job);
+
+GnuplotResult run_gnuplot_in(const std::string& scratch, const report::GnuplotJob& job);
+// A fresh scratch directory under $TMPDIR (or /tmp); "" on failure.
+std::string make_scratch_dir();
+void remove_scratch_dir(const std::string& dir);
+// Absolute path of `gnuplot` on PATH, "" when missing.
+std::string find_gnuplot();
+
+template <typename F>
+GnuplotResult run_gnuplot(F&& make_job) {
+  const std::string dir = make_scratch_dir();
+  if (dir.empty()) {
+    return {1, "cannot create a scratch directory"};
+  }
+  GnuplotResult r = run_gnuplot_in(dir, make_job(dir));
+  remove_scratch_dir(dir);
+  return r;
+}
+
+}  // namespace nicsim::tools
