@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "compare") {
     return nicsim::tools::compare_command(argc, argv);
+  }
   if (cmd == "server") {
     return nicsim::tools::server_command(argc, argv);
   }
