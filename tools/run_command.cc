@@ -37,8 +37,8 @@ namespace nicsim::tools {
 namespace {
 
 // --quiet: one line per run - goodput per direction that carried TCP, retransmits, each
-// probe's mean RTT and, for rrul, induced latency, grade and RPM - so runs without published numbers (e.g. S2's 4 KiB and 8 KiB bursts) show
-// their result too.
+// probe's mean RTT and, for rrul, induced latency, grade and RPM - so runs without published
+// numbers (e.g. S2's 4 KiB and 8 KiB bursts) show their result too.
 std::string quiet_summary(const report::Run& r) {
   char buf[128];
   std::string out;
@@ -65,7 +65,6 @@ std::string quiet_summary(const report::Run& r) {
   }
   return out.empty() ? "no traffic" : out;
 }
-
 
 constexpr const char* kRunUsage =
     "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
@@ -198,10 +197,10 @@ int run_command(int argc, char** argv) {
           const double wall =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
           const double speed = wall > 0 ? p.simulated_s / wall : 0.0;
-          std::fprintf(stderr, "\r%s\033[K",
-                       report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s,
-                                               speed)
-                           .c_str());
+          std::fprintf(
+              stderr, "\r%s\033[K",
+              report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s, speed)
+                  .c_str());
           std::fflush(stderr);
         };
       }
