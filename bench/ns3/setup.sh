@@ -3,13 +3,15 @@
 # tools. Kept apart from scripts/setup.sh on purpose: nicsim's build and tests do not need ns-3.
 # libgsl-dev and libsqlite3-dev are listed because the ns3-core / ns3-stats pkg-config files of
 # libns3-dev link /usr/lib/x86_64-linux-gnu/libgsl.so, libgslcblas.so and libsqlite3.so, which
-# libns3-dev does not pull in. Idempotent: does nothing when everything is installed.
+# libns3-dev does not pull in; time and valgrind are side_by_side.sh's /usr/bin/time -v and
+# --callgrind. Idempotent: does nothing when everything is installed.
 # Needs root (or sudo).
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
   libns3-dev libgsl-dev libsqlite3-dev
+  time valgrind
 )
 
 missing=()

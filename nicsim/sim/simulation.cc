@@ -560,6 +560,22 @@ struct Simulation::World {
     return result;
   }
 
+  // SimOptions::check_wakeups: no endpoint of `h` may be left with output after its service.
+  void check_drained(const Host& h) const {
+    for (const TcpFlow* f : h.sending) {
+      if (f->sender.has_output()) {
+        throw std::logic_error("simulation: a sender on host '" + h.name +
+                               "' kept output after service (an endpoint call without touch?)");
+      }
+    }
+    for (const TcpFlow* f : h.receiving) {
+      if (f->receiver.has_output()) {
+        throw std::logic_error("simulation: a receiver on host '" + h.name +
+                               "' kept output after service (an endpoint call without touch?)");
+      }
+    }
+  }
+
   // next_time by a full scan of every endpoint (SimOptions::check_wakeups).
   std::optional<Time> scan_next_time(const Host& h) const {
     std::optional<Time> t = h.nic->next_event();
@@ -652,6 +668,9 @@ struct Simulation::World {
         on_delivered(h, std::move(d.frame), max(d.at, now));
       }
       h.delivered_work.clear();
+    }
+    if (options.check_wakeups) {
+      check_drained(h);
     }
     reschedule(h);
     // The peer's NIC reads the wire this host transmits on: only new frames can move its
