@@ -61,6 +61,7 @@ std::string quiet_summary(const report::Run& r) {
   return out.empty() ? "no traffic" : out;
 }
 
+
 constexpr const char* kRunUsage =
     "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
     "                  [--seed N] [--quiet]\n"
@@ -190,10 +191,10 @@ int run_command(int argc, char** argv) {
           const double wall =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
           const double speed = wall > 0 ? p.simulated_s / wall : 0.0;
-          std::fprintf(
-              stderr, "\r%s\033[K",
-              report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s, speed)
-                  .c_str());
+          std::fprintf(stderr, "\r%s\033[K",
+                       report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s,
+                                               speed)
+                           .c_str());
           std::fflush(stderr);
         };
       }
