@@ -3,6 +3,7 @@
 // print. Exit status: the command's; 2 on usage, scenario or privilege problems (one line);
 // 1 when the emulation cannot be set up.
 #include "tools/emulate_command.h"
+#include "tools/export_command.h"
 
 #include <unistd.h>
 
@@ -58,6 +59,8 @@ constexpr const char* kEmulateUsage =
     "every [vary] combination is emulated in turn.\n"
     "\n"
     "  --json OUT      without CMD: also write the runs as one JSON document (docs/results.md)\n"
+    "  --csv DIR, --flent OUT\n"
+    "                  without CMD: also write CSV tables / flent data files (docs/exports.md)\n"
     "  -- CMD ARGS     run CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
     "                  with CMD's status. CMD finds host b's address in $NICSIM_PEER (also\n"
     "                  NICSIM_LOCAL, NICSIM_HOST, NICSIM_NETNS)\n"
@@ -95,6 +98,7 @@ struct EmulateArgs {
   std::optional<uint64_t> seed;
   std::string run_filter;  // --run
   std::optional<std::string> json;
+  std::optional<std::string> csv, flent;  // exports (docs/exports.md)
   bool quiet = false;
   bool cleanup = false;
 };
@@ -217,6 +221,10 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
       auto v = value("--json");
       if (!v) return std::nullopt;
       a.json = *v;
+    } else if (arg == "--csv" || arg == "--flent") {
+      auto v = value(arg == "--csv" ? "--csv" : "--flent");
+      if (!v) return std::nullopt;
+      (arg == "--csv" ? a.csv : a.flent) = *v;
     } else if (arg == "--quiet") {
       a.quiet = true;
     } else if (arg == "--cleanup") {
@@ -241,8 +249,8 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   if (a.session.loop.busy_poll && !rt_given) {
     a.session.loop.rt_priority = 0;  // a SCHED_FIFO busy loop would be throttled (docs/emu.md)
   }
-  if (a.json && !a.session.command.empty()) {
-    error = "--json reports the scenario's own traffic: it cannot be used with -- CMD";
+  if ((a.json || a.csv || a.flent) && !a.session.command.empty()) {
+    error = "--json/--csv/--flent report the scenario's own traffic: not with -- CMD";
     return std::nullopt;
   }
   if (a.scenario.empty() && !a.cleanup) {
@@ -466,8 +474,9 @@ int emulate_command(int argc, char** argv) {
     }
     return 0;
   }
-  if (args->json && !own_traffic) {
-    std::fprintf(stderr, "nicsim emulate: --json: %s has no [[traffic.*]] to measure\n",
+  if ((args->json || args->csv || args->flent) && !own_traffic) {
+    std::fprintf(stderr,
+                 "nicsim emulate: --json/--csv/--flent: %s has no [[traffic.*]] to measure\n",
                  args->scenario.c_str());
     return 2;
   }
@@ -580,6 +589,12 @@ int emulate_command(int argc, char** argv) {
     if (!f) {
       std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
       return 1;
+    }
+  }
+  if (args->csv || args->flent) {
+    const int rc = write_exports(results, args->csv, args->flent, std::nullopt, "nicsim emulate");
+    if (rc != 0) {
+      return rc;
     }
   }
   return status;
