@@ -209,8 +209,20 @@ class Engine {
       }
       stopped = wait(next_deadline(now));
     }
+    if (stopped) {
+      // Stopped early (a signal): the run ends now, and every total is over what ran.
+      const int64_t now = mono_ns();
+      if (now < end_) {
+        end_ = std::max(now, last_interval_);
+        for (auto& f : flows_) {
+          if (!f->at_stop && f->phase != FlowPhase::kPending) {
+            f->at_stop = received(*f);
+          }
+        }
+      }
+    }
     if (last_interval_ < end_) {
-      close_interval(std::min(mono_ns(), end_));
+      close_interval(end_);
     }
     return finish();
   }
@@ -833,6 +845,7 @@ class Engine {
 
   report::Run finish() {
     report::Run& out = out_;
+    const Duration ran = Duration::ns(end_ - t0_);  // the plan's duration unless stopped early
     for (const auto& f : flows_) {
       if (f->phase != FlowPhase::kPending && !f->accepted) {
         log("flow " + std::to_string(f->stream_id) + " (" +
@@ -845,7 +858,7 @@ class Engine {
         log("probe " + p->plan.name + ": the server's echo reflector never answered");
       }
     }
-    out.duration_s = plan_.duration.to_seconds();
+    out.duration_s = ran.to_seconds();
     for (auto& fp : flows_) {
       Flow& f = *fp;
       report::DirectionTransfer& d = out.transfer[f.plan.dir];
@@ -854,7 +867,7 @@ class Engine {
       ft.name = f.plan.name;
       ft.dscp = f.plan.dscp;
       const double start_s = f.plan.start.to_seconds();
-      const double stop_s = f.plan.stop.to_seconds();
+      const double stop_s = std::max(min(f.plan.stop, ran), f.plan.start).to_seconds();
       ft.sender.start_s = ft.receiver.start_s = start_s;
       ft.sender.end_s = ft.receiver.end_s = stop_s;
       if (f.upload) {
@@ -937,7 +950,10 @@ class Engine {
       out.latency_ms[p.plan.name] = pl;
     }
     for (const PhasePlan& ph : plan_.phases) {
-      out.phases.push_back(report::Phase{ph.name, ph.start.to_seconds(), ph.end.to_seconds()});
+      if (ph.start < ran) {  // an early stop cuts the phases short
+        out.phases.push_back(
+            report::Phase{ph.name, ph.start.to_seconds(), min(ph.end, ran).to_seconds()});
+      }
     }
     out.latency_under_load = report::compute_latency_under_load(out);
     return std::move(out_);
