@@ -152,7 +152,6 @@ class Engine {
     if (!epoll_.valid()) {
       throw_errno("epoll_create1");
     }
-    token_ = 1000;
     int64_t same_dir[2] = {0, 0};
     for (const FlowPlan& fp : plan.flows) {
       auto f = std::make_unique<Flow>();
@@ -962,7 +961,6 @@ class Engine {
   const TrafficPlan& plan_;
   const ClientOptions& opt_;
   Fd epoll_;
-  uint64_t token_ = 0;
   uint64_t token_seed_ = 0;
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::unique_ptr<Probe>> probes_;
