@@ -26,7 +26,7 @@ constexpr const char* kPlotUsage =
     "usage: nicsim plot RESULT.json [MORE.json ...] -o FILE.png|FILE.svg\n"
     "                   [--kind totals|cdf|compare] [--run LABEL]\n"
     "\n"
-    "Draws results (nicsim run/emulate --json) with gnuplot (Debian: gnuplot-nox); the\n"
+    "Draws results (nicsim run or nicsim rrul --json) with gnuplot (Debian: gnuplot-nox); the\n"
     "format follows the extension of -o.\n"
     "  --kind totals   (default) throughput per direction (Mbit/s, left axis) and latency\n"
     "                  (ms, right axis: mean of the probes' per-interval RTTs) over time,\n"

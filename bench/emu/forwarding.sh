@@ -23,6 +23,8 @@ work=$(mktemp -d)
 ns_a="nsbench-$$-a"
 ns_b="nsbench-$$-b"
 cleanup() {
+  # The baseline's iperf3 server (-1: it exits after one test, but not if the client failed).
+  [ -s "$work/iperf3.pid" ] && kill "$(cat "$work/iperf3.pid")" 2>/dev/null || true
   ip netns del "$ns_a" 2>/dev/null || true
   ip netns del "$ns_b" 2>/dev/null || true
   rm -rf "$work"

@@ -78,13 +78,15 @@ void Engine::sift_down(size_t pos, Node n) {
       break;
     }
     size_t best = first;
+    Key bk = heap_[first].key;
     const size_t last = first + kArity < size ? first + kArity : size;
     for (size_t c = first + 1; c < last; ++c) {
-      if (heap_[c].before(heap_[best])) {
-        best = c;
-      }
+      const Key k = heap_[c].key;
+      const bool lt = k < bk;
+      best = lt ? c : best;
+      bk = lt ? k : bk;
     }
-    if (!heap_[best].before(n)) {
+    if (!(bk < n.key)) {
       break;
     }
     place(pos, heap_[best]);

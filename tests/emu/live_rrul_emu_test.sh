@@ -15,10 +15,7 @@ emu_require_tools python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
-# rrul timing keys: idle/load (config::RrulConfig since the rrul scenario keys landed) or, in a
-# tree without them, start/stop of the load; the source tree says which this build has.
-write_scenario() {
-  cat >"$work/rrul.toml" <<TOML
+cat >"$work/rrul.toml" <<TOML
 [scenario]
 name = "rrul, 100 Mbit/s, 5 ms one way"
 duration = "5s"
@@ -38,15 +35,10 @@ delay = "5ms"
 [[traffic.rrul]]
 from = "a"
 to = "b"
-$1
+idle = "1s"
+load = "3s"
 probe_interval = "50ms"
 TOML
-}
-if grep -q "load_start()" "$src/nicsim/config/scenario.h"; then
-  write_scenario $'idle = "1s"\nload = "3s"'
-else
-  write_scenario $'start = "1s"\nstop = "4s"'
-fi
 NICSIM_PRESETS="$src/presets" "$nicsim" emulate "$work/rrul.toml" --json "$work/r.json" \
   >"$work/out.txt" 2>"$work/err.txt" || fail "nicsim emulate exited $?: $(cat "$work/err.txt")"
 grep -q "^a->b (TCP" "$work/out.txt" && grep -q "^b->a (TCP" "$work/out.txt" \
