@@ -2,12 +2,12 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a bounded time.
 # Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]        (default 30)
 #   Build directory: build-fuzz (override with NICSIM_FUZZ_BUILD_DIR).
-#   Every nicsim/{algo,config,report,live}/<name>_fuzz.cc is built as <name>_fuzz
+#   Every nicsim/{algo,config,report,live,emu}/<name>_fuzz.cc is built as <name>_fuzz
 #   and started from the committed seed corpus <its directory>/fuzz_corpus/<name>/ (read-only:
 #   new inputs go to a scratch corpus in the build directory). Exits non-zero if any fuzzer
 #   finds a crash, a sanitizer error, a leak or a timeout; the reproducer is kept under
 #   <build dir>/fuzz/<name>/artifacts/.
-#   Reproduce with: <build dir>/nicsim/<algo|config|report>/<name>_fuzz <artifact file>
+#   Reproduce with: <build dir>/nicsim/<algo|config|report|live|emu>/<name>_fuzz <artifact file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
@@ -23,7 +23,8 @@ CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDeb
 
 names=()
 srcdirs=()
-for src in nicsim/algo/*_fuzz.cc nicsim/config/*_fuzz.cc nicsim/report/*_fuzz.cc nicsim/live/*_fuzz.cc; do
+for src in nicsim/algo/*_fuzz.cc nicsim/config/*_fuzz.cc nicsim/report/*_fuzz.cc nicsim/live/*_fuzz.cc \
+           nicsim/emu/*_fuzz.cc; do
   [ -e "$src" ] || continue
   names+=("$(basename "$src" .cc)")
   srcdirs+=("$(dirname "$src")")

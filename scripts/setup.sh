@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev python3-jsonschema       # results JSON + its schema test (nicsim/report)
   libtomlplusplus-dev                          # TOML scenario and preset files (nicsim/config)
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
+  tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
+  ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
   flent python3-numpy                          # export test: flent reads our files (stats need numpy)
 )
@@ -30,4 +32,6 @@ fi
 echo "setup.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# env: sudo drops DEBIAN_FRONTEND (tshark's wireshark-common asks a debconf question).
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

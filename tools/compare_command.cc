@@ -17,9 +17,9 @@ namespace {
 constexpr const char* kCompareUsage =
     "usage: nicsim compare A.json [B.json ...]\n"
     "\n"
-    "Prints one row per run of each results file (nicsim run/emulate --json), side by side,\n"
-    "e.g. the simulation and the emulation of one scenario:\n"
-    "  file, run label, backend (sim/emu), goodput a->b and b->a (Mbit/s),\n"
+    "Prints one row per run of each results file (nicsim run or nicsim rrul --json), side\n"
+    "by side, e.g. the simulation of a scenario and a measurement of the real link:\n"
+    "  file, run label, backend (sim/emu/live), goodput a->b and b->a (Mbit/s),\n"
     "  the main probe (the first ICMP probe, else the first by name) and its p50/p99 RTT (ms),\n"
     "  and for rrul runs the induced latency (ms), bufferbloat grade and RPM.\n"
     "'-' marks a value the run does not have. Exit status 2 on an unreadable file.\n";

@@ -6,9 +6,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <optional>
@@ -42,10 +44,13 @@ constexpr const char* kEmulateUsage =
     "usage: nicsim emulate SCENARIO.toml [options] [-- CMD [ARGS...]]\n"
     "       nicsim emulate --cleanup\n"
     "\n"
-    "Runs the scenario's link in real time on real Ethernet frames between two network\n"
-    "namespaces (host a = 198.18.0.1, host b = 198.18.0.2), so real kernel TCP, ping or\n"
-    "iperf3 cross it. Today the emulated path is the wire (rate, delay, loss, jitter) behind a\n"
-    "1000-frame FIFO per direction; the NIC models follow. Needs root.\n"
+    "Runs the scenario's NICs and wire in real time on real Ethernet frames between two\n"
+    "network namespaces (host a = the scenario's first host, 198.18.0.1; host b = 198.18.0.2),\n"
+    "so real kernel TCP, ping or iperf3 cross them: a frame host a sends goes through a's NIC\n"
+    "model (qdisc, TX ring, BQL, doorbell, USB bulk-OUT with the chip's framing), the wire\n"
+    "(rate, delay, loss, jitter) and b's NIC model (RX coalescing, NAPI, USB aggregation), and\n"
+    "is then handed to b's kernel. The emulated CPUs are the presets' (modelled delays). Needs\n"
+    "root.\n"
     "\n"
     "Without CMD, nicsim runs the scenario's own traffic ([[traffic.tcp]], ping, udp_probe,\n"
     "rrul) on real sockets across the emulated link — a nicsim server in host b, the client\n"
@@ -69,17 +74,26 @@ constexpr const char* kEmulateUsage =
     "  --rt-priority N SCHED_FIFO priority of the emulator loop (default 50; 0 = normal\n"
     "                  scheduling). Commands always run under the normal scheduler\n"
     "  --seed N        override the scenario's seed (wire loss and jitter)\n"
+    "  --run K=V[,K=V] with [vary]: emulate only the combinations whose labels have these\n"
+    "                  values (e.g. --run bql=true,rate=100Mbit); with CMD (or --pcap) exactly\n"
+    "                  one must match\n"
+    "  --pcap FILE     write every frame entering the emulated wire (both directions, stamped\n"
+    "                  with its first bit's wall-clock time, ns) to FILE (pcap)\n"
+    "  --nic fifo      replace both NIC models by a txqueuelen-1000 drop-tail FIFO (diagnostics)\n"
     "  --quiet         no notices or summary on stderr\n"
     "  --cleanup       remove namespaces left by emulators that died, then exit\n"
     "\n"
-    "Example: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
-    "           --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
+    "Examples: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
+    "            --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
+    "          nicsim emulate scenarios/seeds/stmmac-bql.toml --run bql=false,rate=100Mbit \\\n"
+    "            --pcap out.pcap -- sh -c 'ping -c 5 $NICSIM_PEER'\n"
     "Notices and the summary (frames, throughput, timer error) go to stderr. docs/emu.md.\n";
 
 struct EmulateArgs {
   std::string scenario;
   emu::SessionOptions session;
   std::optional<uint64_t> seed;
+  std::string run_filter;  // --run
   std::optional<std::string> json;
   bool quiet = false;
   bool cleanup = false;
@@ -176,6 +190,29 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       a.seed = s;
+    } else if (arg == "--run") {
+      auto v = value("--run");
+      if (!v) return std::nullopt;
+      a.run_filter = *v;
+    } else if (arg == "--pcap") {
+      auto v = value("--pcap");
+      if (!v) return std::nullopt;
+      if (v->empty()) {
+        error = "--pcap: empty file name";
+        return std::nullopt;
+      }
+      a.session.pcap = *v;
+    } else if (arg == "--nic") {
+      auto v = value("--nic");
+      if (!v) return std::nullopt;
+      if (*v == "fifo") {
+        a.session.nic_models = false;
+      } else if (*v == "model") {
+        a.session.nic_models = true;
+      } else {
+        error = "--nic: expected 'model' or 'fifo', got '" + *v + "'";
+        return std::nullopt;
+      }
     } else if (arg == "--json") {
       auto v = value("--json");
       if (!v) return std::nullopt;
@@ -215,6 +252,40 @@ std::optional<EmulateArgs> parse(int argc, char** argv, std::string& error) {
   return a;
 }
 
+// Whether a run's label ("bql=true rate=1Gbit") has every K=V of `filter` ("bql=true,rate=1Gbit"
+// or space separated). An empty filter matches every run.
+bool run_matches(const std::string& label, const std::string& filter) {
+  auto tokens = [](const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+      if (c == ',' || c == ' ') {
+        if (!cur.empty()) {
+          out.push_back(cur);
+        }
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) {
+      out.push_back(cur);
+    }
+    return out;
+  };
+  const std::vector<std::string> have = tokens(label);
+  for (const std::string& want : tokens(filter)) {
+    bool found = false;
+    for (const std::string& h : have) {
+      found = found || h == want;
+    }
+    if (!found) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string us(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
@@ -230,12 +301,37 @@ void print_summary(const config::Run& run, const emu::SessionResult& r) {
     const double mbit =
         r.elapsed_s > 0 ? static_cast<double>(s.bytes_out) * 8 / r.elapsed_s / 1e6 : 0.0;
     std::fprintf(stderr,
-                 "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu dropped by the "
-                 "FIFO, %llu lost on the wire\n",
+                 "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu refused by the "
+                 "sending NIC, %llu lost on the wire, %llu TX completions, %llu CE marks\n",
                  kDir[d], static_cast<unsigned long long>(s.frames_in),
                  static_cast<unsigned long long>(s.frames_out), mbit,
                  static_cast<unsigned long long>(s.nic_drops),
-                 static_cast<unsigned long long>(r.wires[d].lost));
+                 static_cast<unsigned long long>(r.wires[d].lost),
+                 static_cast<unsigned long long>(s.tx_released),
+                 static_cast<unsigned long long>(s.ce_marked));
+  }
+  for (size_t h = 0; h < 2; ++h) {
+    const model::NicCounters& c = r.nic_counters[h];
+    const model::NicQueueSample& q = r.nic_queues[h];
+    std::fprintf(stderr, "NIC %s: %s\n", h == 0 ? "a" : "b", r.nics[h].c_str());
+    std::fprintf(
+        stderr,
+        "  tx %llu frames, %llu qdisc drops, %llu doorbells; rx %llu frames, %llu "
+        "drops, %llu interrupts; at the end: qdisc %llu frames, ring %llu, BQL limit "
+        "%llu B; emulated CPU busy %.2f s\n",
+        static_cast<unsigned long long>(c.tx_packets),
+        static_cast<unsigned long long>(c.tx_qdisc_drops),
+        static_cast<unsigned long long>(c.doorbells), static_cast<unsigned long long>(c.rx_packets),
+        static_cast<unsigned long long>(c.rx_drops), static_cast<unsigned long long>(c.interrupts),
+        static_cast<unsigned long long>(q.qdisc_packets),
+        static_cast<unsigned long long>(q.ring_packets),
+        static_cast<unsigned long long>(q.bql_limit), r.cpus[h].busy.to_seconds());
+  }
+  if (!r.pcap_error.empty()) {
+    std::fprintf(stderr, "pcap: %s\n", r.pcap_error.c_str());
+  } else if (r.pcap_frames > 0) {
+    std::fprintf(stderr, "pcap: %llu frames written\n",
+                 static_cast<unsigned long long>(r.pcap_frames));
   }
   const auto& t = r.timer_error;
   std::fprintf(stderr, "timer error (wake-up - deadline): p50 %s, p99 %s, max %s (%llu wake-ups)\n",
@@ -313,24 +409,62 @@ int emulate_command(int argc, char** argv) {
       return 2;
     }
   }
+  // [vary]: which combinations to emulate (--run; all by default). With a command, exactly one;
+  // with the scenario's own traffic, every selected one in turn. Usage errors, found before the
+  // privilege check.
+  const bool own_traffic =
+      !args->cleanup && args->session.command.empty() && has_traffic(loaded.scenario);
+  std::vector<const config::Run*> chosen;
+  if (!args->cleanup) {
+    for (const config::Run& r : loaded.runs) {
+      if (run_matches(r.label, args->run_filter)) {
+        chosen.push_back(&r);
+      }
+    }
+    std::string labels;
+    for (const config::Run& r : loaded.runs) {
+      labels +=
+          (labels.empty() ? "" : "; ") + (r.label.empty() ? std::string("(one run)") : r.label);
+    }
+    if (chosen.empty()) {
+      std::fprintf(stderr, "nicsim emulate: --run %s matches none of the runs of %s: %s\n",
+                   args->run_filter.c_str(), args->scenario.c_str(), labels.c_str());
+      return 2;
+    }
+    if (chosen.size() > 1 && !own_traffic) {
+      std::fprintf(stderr,
+                   "nicsim emulate: %s has %zu runs ([vary]) that match; with a command (or "
+                   "without traffic) choose one with --run K=V,... (runs: %s)\n",
+                   args->scenario.c_str(), chosen.size(), labels.c_str());
+      return 2;
+    }
+    if (chosen.size() > 1 && !args->session.pcap.empty()) {
+      std::fprintf(stderr,
+                   "nicsim emulate: --pcap records one emulation: choose one of the %zu runs "
+                   "with --run K=V,... (runs: %s)\n",
+                   chosen.size(), labels.c_str());
+      return 2;
+    }
+  }
   if (const std::string problem = emu::privilege_problem(); !problem.empty()) {
     std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
     return 2;
+  }
+  if (!args->session.pcap.empty()) {
+    // A path that cannot be written is a usage error, found before anything is set up.
+    std::FILE* f = std::fopen(args->session.pcap.c_str(), "wb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "nicsim emulate: --pcap %s: %s\n", args->session.pcap.c_str(),
+                   std::strerror(errno));
+      return 2;
+    }
+    std::fclose(f);
   }
   if (args->cleanup) {
     for (const std::string& name : emu::remove_stale_namespaces()) {
       std::fprintf(stderr, "nicsim: removed leftover namespace %s\n", name.c_str());
     }
     return 0;
-  }
-  const bool own_traffic = args->session.command.empty() && has_traffic(loaded.scenario);
-  if (loaded.runs.size() != 1 && !own_traffic) {
-    std::fprintf(stderr,
-                 "nicsim emulate: %s has %zu runs ([vary]); with a command the emulator runs one "
-                 "scenario at a time (without -- CMD every combination runs the scenario's "
-                 "traffic in turn)\n",
-                 args->scenario.c_str(), loaded.runs.size());
-    return 2;
   }
   if (args->json && !own_traffic) {
     std::fprintf(stderr, "nicsim emulate: --json: %s has no [[traffic.*]] to measure\n",
@@ -351,16 +485,16 @@ int emulate_command(int argc, char** argv) {
   const auto wall_start = std::chrono::steady_clock::now();
   report::Results results = new_results(argc, argv);
   int status = 0;
-  for (size_t i = 0; i < loaded.runs.size(); ++i) {
-    config::Run run = loaded.runs[i];
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    config::Run run = *chosen[i];
     if (args->seed) {
       run.scenario.seed = *args->seed;
     }
     if (args->session.duration) {
       run.scenario.duration = *args->session.duration;
     }
-    if (loaded.runs.size() > 1) {
-      notice("run " + std::to_string(i + 1) + "/" + std::to_string(loaded.runs.size()) + ": " +
+    if (chosen.size() > 1) {
+      notice("run " + std::to_string(i + 1) + "/" + std::to_string(chosen.size()) + ": " +
              run.label);
     }
     if (!quiet) {
@@ -429,6 +563,8 @@ int emulate_command(int argc, char** argv) {
     }
     if (!quiet) {
       print_summary(run, result);
+    } else if (!result.pcap_error.empty()) {
+      std::fprintf(stderr, "nicsim emulate: pcap: %s\n", result.pcap_error.c_str());
     }
     if (result.exit_status != 0 || result.signal != 0) {
       status = result.exit_status;

@@ -1,4 +1,4 @@
-// `nicsim export`: a results file (nicsim run/emulate --json) to CSV tables and flent's
+// `nicsim export`: a results file (nicsim run or nicsim rrul --json) to CSV tables and flent's
 // .flent.gz (docs/exports.md). Exit status: 0 ok, 2 usage error or unreadable results file
 // (one line naming the file and the JSON path), 1 an output cannot be written.
 #include "tools/export_command.h"
@@ -23,10 +23,11 @@ namespace {
 constexpr const char* kExportUsage =
     "usage: nicsim export RESULT.json [--csv DIR] [--flent OUT.flent.gz] [--run LABEL]\n"
     "\n"
-    "Converts a results file written by `nicsim run --json` (or emulate) for other tools.\n"
+    "Converts a results file (nicsim run or nicsim rrul --json) for other tools.\n"
     "At least one of:\n"
     "  --csv DIR     tidy CSV tables in DIR (created if missing): runs.csv, intervals.csv,\n"
-    "                flow_intervals.csv, interval_latency.csv, probes.csv, queues.csv\n"
+    "                flow_intervals.csv, interval_latency.csv, probes.csv,\n"
+    "                probe_samples.csv, phases.csv, queues.csv\n"
     "                (columns: docs/exports.md)\n"
     "  --flent OUT   flent's data file (gzipped JSON, format version 4): flent -i OUT -f stats,\n"
     "                flent -i OUT -p totals -o plot.png. One file per run: with several runs\n"

@@ -30,17 +30,20 @@ bool write_file(const std::string& path, const std::string& data) {
   return static_cast<bool>(f);
 }
 
-std::string first_line(const std::string& path) {
+// gnuplot reports an error as the offending command, a caret line and then
+// `"plot.gp" line N: message`; keep that line, else the last non-empty one.
+std::string error_line(const std::string& path) {
   std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line)) {
-    // gnuplot echoes the offending command first; keep the line that says what is wrong.
-    if (line.find_first_not_of(" ^") != std::string::npos && line.find('^') == std::string::npos &&
-        !line.empty()) {
+  std::string last;
+  for (std::string line; std::getline(f, line);) {
+    if (line.find("\" line ") != std::string::npos) {
       return line;
     }
+    if (line.find_first_not_of(" \t") != std::string::npos) {
+      last = line;
+    }
   }
-  return "";
+  return last;
 }
 
 }  // namespace
@@ -130,7 +133,7 @@ GnuplotResult run_gnuplot_in(const std::string& scratch, const report::GnuplotJo
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const std::string why = first_line(errors);
+    const std::string why = error_line(errors);
     return {1, "gnuplot failed" + (why.empty() ? std::string() : ": " + why)};
   }
   return {0, ""};

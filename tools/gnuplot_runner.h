@@ -14,7 +14,8 @@ struct GnuplotResult {
   std::string message;  // one line when status != 0
 };
 
-// `make_job(data_dir)` builds the job for the scratch directory it is given.
+// `make_job(data_dir)` builds the job for the scratch directory it is given; what it throws
+// propagates (after the scratch directory is removed) and gnuplot does not run.
 template <typename F>
 GnuplotResult run_gnuplot(F&& make_job);
 
@@ -31,7 +32,14 @@ GnuplotResult run_gnuplot(F&& make_job) {
   if (dir.empty()) {
     return {1, "cannot create a scratch directory"};
   }
-  GnuplotResult r = run_gnuplot_in(dir, make_job(dir));
+  report::GnuplotJob job;
+  try {
+    job = make_job(dir);
+  } catch (...) {
+    remove_scratch_dir(dir);
+    throw;
+  }
+  GnuplotResult r = run_gnuplot_in(dir, job);
   remove_scratch_dir(dir);
   return r;
 }

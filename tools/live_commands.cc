@@ -289,6 +289,8 @@ int rrul_command(int argc, char** argv) {
          std::to_string(o.idle.count_ns() / 1'000'000) + " ms idle, " +
          std::to_string(o.load.count_ns() / 1'000'000) + " ms load, " +
          std::to_string(o.idle.count_ns() / 1'000'000) + " ms idle");
+  notice("latency is round-trip only: one-way delays would need the two machines' clocks "
+         "synchronised");
   const auto wall_start = std::chrono::steady_clock::now();
   report::Run run;
   try {

@@ -7,8 +7,8 @@
 #include "tools/demo.h"
 #include "tools/emulate_command.h"
 #include "tools/export_command.h"
-#include "tools/plot_command.h"
 #include "tools/live_commands.h"
+#include "tools/plot_command.h"
 #include "tools/run_command.h"
 
 namespace {

@@ -3,6 +3,7 @@
 // results file, a run that lacks what the plot needs, or gnuplot missing; 1 gnuplot failed.
 #include "tools/plot_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -25,7 +26,7 @@ constexpr const char* kPlotUsage =
     "usage: nicsim plot RESULT.json [MORE.json ...] -o FILE.png|FILE.svg\n"
     "                   [--kind totals|cdf|compare] [--run LABEL]\n"
     "\n"
-    "Draws results (nicsim run/emulate --json) with gnuplot (Debian: gnuplot-nox); the\n"
+    "Draws results (nicsim run or nicsim rrul --json) with gnuplot (Debian: gnuplot-nox); the\n"
     "format follows the extension of -o.\n"
     "  --kind totals   (default) throughput per direction (Mbit/s, left axis) and latency\n"
     "                  (ms, right axis: mean of the probes' per-interval RTTs) over time,\n"
@@ -142,22 +143,23 @@ int plot_command(int argc, char** argv) {
     return 2;
   }
   const std::string out = absolute(*output);
-  std::string export_error;
-  const GnuplotResult r = run_gnuplot([&](const std::string& dir) {
-    try {
-      return report::gnuplot_job(kind, runs, format, out, dir);
-    } catch (const report::ExportError& e) {
-      export_error = e.what();
-      return report::GnuplotJob{};
-    }
-  });
-  if (!export_error.empty()) {
-    std::fprintf(stderr, "nicsim plot: %s: %s\n", files[0].c_str(), export_error.c_str());
+  GnuplotResult r;
+  try {
+    r = run_gnuplot(
+        [&](const std::string& dir) { return report::gnuplot_job(kind, runs, format, out, dir); });
+  } catch (const report::ExportError& e) {
+    std::fprintf(stderr, "nicsim plot: %s: %s\n", files[0].c_str(), e.what());
     return 2;
   }
   if (r.status != 0) {
     std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
     return r.status;
+  }
+  struct stat st {};
+  if (::stat(out.c_str(), &st) != 0 || st.st_size == 0) {
+    std::fprintf(stderr, "nicsim plot: gnuplot exited 0 but wrote nothing to %s\n",
+                 output->c_str());
+    return 1;
   }
   std::fprintf(stderr, "nicsim plot: wrote %s\n", output->c_str());
   return 0;

@@ -36,9 +36,9 @@
 namespace nicsim::tools {
 namespace {
 
-// --quiet: one line per run - goodput per direction that carried TCP, retransmits, and each
-// probe's mean RTT - so runs without published numbers (e.g. S2's 4 KiB and 8 KiB bursts) show
-// their result too.
+// --quiet: one line per run - goodput per direction that carried TCP, retransmits, each
+// probe's mean RTT and, for rrul, induced latency, grade and RPM - so runs without published
+// numbers (e.g. S2's 4 KiB and 8 KiB bursts) show their result too.
 std::string quiet_summary(const report::Run& r) {
   char buf[128];
   std::string out;
@@ -58,9 +58,13 @@ std::string quiet_summary(const report::Run& r) {
                   p.rtt.mean);
     out += buf;
   }
+  if (const auto& l = r.latency_under_load) {  // rrul: grade and RPM (docs/rrul.md)
+    std::snprintf(buf, sizeof buf, "%sinduced latency %.4g ms, grade %s, %.0f RPM",
+                  out.empty() ? "" : ", ", l->induced_latency_ms, l->grade.c_str(), l->rpm);
+    out += buf;
+  }
   return out.empty() ? "no traffic" : out;
 }
-
 
 constexpr const char* kRunUsage =
     "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
@@ -69,6 +73,8 @@ constexpr const char* kRunUsage =
     "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
     "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
     "latency and, when the scenario has [published] numbers, simulated vs published.\n"
+    "A scenario with [[traffic.rrul]] (flent's rrul, docs/rrul.md) adds a latency-under-load\n"
+    "block: idle vs loaded latency, induced latency and bufferbloat grade, RPM, fairness.\n"
     "\n"
     "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
     "  --csv DIR    also write CSV tables into DIR (as nicsim export --csv; docs/exports.md)\n"
@@ -191,10 +197,10 @@ int run_command(int argc, char** argv) {
           const double wall =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
           const double speed = wall > 0 ? p.simulated_s / wall : 0.0;
-          std::fprintf(stderr, "\r%s\033[K",
-                       report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s,
-                                               speed)
-                           .c_str());
+          std::fprintf(
+              stderr, "\r%s\033[K",
+              report::format_progress(i + 1, n, run.label, p.simulated_s, p.duration_s, speed)
+                  .c_str());
           std::fflush(stderr);
         };
       }

@@ -98,8 +98,9 @@ std::string dump(const Scenario& s) {
   }
   for (const RrulConfig& p : s.traffic.rrul) {
     out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
-    window(out, p.start, p.stop);
-    out += "probe_interval = " + dur(p.probe_interval) + "\n";
+    window(out, p.start, std::nullopt);
+    out += "idle = " + dur(p.idle) + "\nload = " + dur(p.load) + "\n";
+    out += "probe_interval = " + dur(p.probe_interval) + "\nbin = " + dur(p.bin) + "\n";
   }
 
   if (!s.vary.empty()) {

@@ -113,10 +113,9 @@ TcpConfig read_tcp(TableReader& r) {
   if (auto v = r.opt_bool("ecn")) {
     t.ecn = *v;
   }
-  for (const auto& [key, out] : {std::pair<std::string_view, int64_t*>{"pacing_ss_ratio",
-                                                                       &t.pacing_ss_ratio},
-                                 std::pair<std::string_view, int64_t*>{"pacing_ca_ratio",
-                                                                       &t.pacing_ca_ratio}}) {
+  for (const auto& [key, out] :
+       {std::pair<std::string_view, int64_t*>{"pacing_ss_ratio", &t.pacing_ss_ratio},
+        std::pair<std::string_view, int64_t*>{"pacing_ca_ratio", &t.pacing_ca_ratio}}) {
     if (auto v = r.opt_int(key)) {
       if (*v < 1 || *v > 1000) {  // the sysctls accept 0..1000 (percent); 0 would stall TCP
         fail(r.key_location(key), r.key_path(key),
@@ -311,12 +310,40 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     out.udp_probe.push_back(std::move(p));
   });
   for_each_element(t, "rrul", ctx, [&](TableReader& r) {
+    if (!out.rrul.empty()) {
+      fail(r.location(), "traffic.rrul[" + std::to_string(out.rrul.size()) + "]",
+           "at most one rrul per scenario (its phases are the run's)");
+    }
     RrulConfig p;
     std::tie(p.from, p.to) = read_endpoints(r, hosts);
-    const Window w = read_window(r, duration);
-    p.start = w.start;
-    p.stop = w.stop;
-    p.probe_interval = positive_duration(r, "probe_interval", p.probe_interval);
+    std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
+    if (auto s = r.opt_duration("start")) {
+      p.start = *s;
+      last_written = "start";
+    }
+    const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
+      const std::optional<Duration> v = r.opt_duration(key);
+      const Duration d = v.value_or(def);
+      if (v && (key == "idle" || key == "load")) {
+        last_written = key;
+      }
+      if (d < min) {
+        fail(r.key_location(key), r.key_path(key),
+             "must be at least " + format_duration(min) + why + ", got " + format_duration(d));
+      }
+      return d;
+    };
+    p.idle = at_least("idle", p.idle, Duration::ms(1), "");
+    p.load = at_least("load", p.load, Duration::ms(1), "");
+    p.probe_interval = at_least("probe_interval", p.probe_interval, Duration::ms(1), "");
+    p.bin = at_least("bin", p.bin, Duration::ms(10), " (throughput bins)");
+    if (p.end() > duration) {
+      const std::string table = "traffic.rrul[" + std::to_string(out.rrul.size()) + "]";
+      fail(last_written.empty() ? r.location() : r.key_location(last_written),
+           last_written.empty() ? table : r.key_path(last_written),
+           "rrul needs start + idle + load + idle = " + format_duration(p.end()) +
+               ", more than the scenario duration " + format_duration(duration));
+    }
     out.rrul.push_back(std::move(p));
   });
   t.finish();

@@ -53,8 +53,8 @@ struct TcpConfig {
   // sk_pacing_rate = ratio% x cwnd x mss / srtt, also used by TSQ and GSO autosizing:
   // tcp_pacing_ss_ratio (cwnd < ssthresh / 2) and tcp_pacing_ca_ratio (otherwise), Linux 4.4+;
   // 3.12-4.3 (the 2014 seed era) used 200 in both phases.
-  int64_t pacing_ss_ratio = 200;    // percent: tcp_pacing_ss_ratio
-  int64_t pacing_ca_ratio = 120;    // percent: tcp_pacing_ca_ratio
+  int64_t pacing_ss_ratio = 200;  // percent: tcp_pacing_ss_ratio
+  int64_t pacing_ca_ratio = 120;  // percent: tcp_pacing_ca_ratio
   bool operator==(const TcpConfig&) const = default;
 };
 
@@ -115,14 +115,21 @@ struct UdpProbeConfig {
   bool operator==(const UdpProbeConfig&) const = default;
 };
 
-// flent's rrul between `from` (client) and `to` (server): 4 TCP uploads + 4 downloads marked
-// BE, BK, CS5, EF, plus ping and UDP latency probes every `probe_interval`.
+// flent's rrul (tohojo/flent flent/tests/rrul.conf) between `from` (client) and `to` (server):
+// 4 TCP uploads (from -> to) + 4 downloads (to -> from) marked BE, BK (CS1), CS5, EF during the
+// load phase; three UDP latency probes (EF, BK, BE) and one ICMP ping every `probe_interval`
+// from `start` for idle + load + idle. At most one per scenario (phases are per run).
 struct RrulConfig {
   std::string from;
   std::string to;
-  Duration start;
-  std::optional<Duration> stop;
-  Duration probe_interval = Duration::ms(200);  // flent's default step
+  Duration start;                               // the first idle phase begins here
+  Duration idle = Duration::s(5);               // flent -d/--delay: probes only, before and after
+  Duration load = Duration::s(60);              // flent -l/--length: the 8 TCP flows
+  Duration probe_interval = Duration::ms(200);  // flent -s/--step-size; >= 1ms
+  Duration bin = Duration::ms(200);             // throughput bins (the run's intervals); >= 10ms
+  Duration load_start() const { return start + idle; }
+  Duration load_end() const { return start + idle + load; }
+  Duration end() const { return start + idle + load + idle; }
   bool operator==(const RrulConfig&) const = default;
 };
 

@@ -274,6 +274,12 @@ TEST(Scenario, FullExampleParsesEverySection) {
   EXPECT_EQ(s.traffic.udp_probe[0].dscp, 46);  // EF
   EXPECT_EQ(s.traffic.udp_probe[0].size, 64);
   EXPECT_EQ(s.traffic.rrul[0].probe_interval, Duration::ms(50));
+  EXPECT_EQ(s.traffic.rrul[0].idle, Duration::s(1));
+  EXPECT_EQ(s.traffic.rrul[0].load, Duration::s(5));
+  EXPECT_EQ(s.traffic.rrul[0].bin, Duration::ms(100));
+  EXPECT_EQ(s.traffic.rrul[0].load_start(), Duration::s(3));
+  EXPECT_EQ(s.traffic.rrul[0].load_end(), Duration::s(8));
+  EXPECT_EQ(s.traffic.rrul[0].end(), Duration::s(9));
   ASSERT_EQ(ls.runs.size(), 4u);
   EXPECT_EQ(ls.runs[3].label, "turbo_mode=true rate=80Mbit");
   EXPECT_EQ(ls.runs[3].scenario.host("b")->qdisc.tbf.rate, Rate::mbit(80));
@@ -462,6 +468,44 @@ TEST(ScenarioErrors, TrafficWindowsAndValues) {
                                "[[traffic.ping]]\nfrom = \"a\"\nto = \"b\"\n"
                                "interval = \"0ms\"\n")),
             "scenarios/x.toml:19:1: traffic.ping[0].interval: must be > 0");
+}
+
+// rrul: flent's defaults (5 s idle, 60 s load, 200 ms step), limits (probes down to 1 ms, bins
+// down to 10 ms), the whole test within the scenario, one per scenario, no `stop`.
+TEST(ScenarioErrors, RrulTimingAndLimits) {
+  const std::string rrul = "[[traffic.rrul]]\nfrom = \"a\"\nto = \"b\"\n";
+  const LoadedScenario ok = load(base(3, "duration = \"70s\"", rrul));
+  const RrulConfig& r = ok.scenario.traffic.rrul.at(0);
+  EXPECT_EQ(r.idle, Duration::s(5));
+  EXPECT_EQ(r.load, Duration::s(60));
+  EXPECT_EQ(r.probe_interval, Duration::ms(200));
+  EXPECT_EQ(r.bin, Duration::ms(200));
+  EXPECT_EQ(r.end(), Duration::s(70));
+  // Lines 16-18 hold the rrul table, 19 the first extra key.
+  EXPECT_EQ(error_of_text(base(0, "", rrul)),
+            "scenarios/x.toml:16:1: traffic.rrul[0]: rrul needs start + idle + load + idle = 70s, "
+            "more than the scenario duration 10s");
+  EXPECT_EQ(error_of_text(base(0, "", rrul + "idle = \"1s\"\nload = \"9s\"\n")),
+            "scenarios/x.toml:20:1: traffic.rrul[0].load: rrul needs start + idle + load + idle = "
+            "11s, more than the scenario duration 10s");
+  const std::string fits = rrul + "idle = \"1s\"\nload = \"2s\"\n";
+  EXPECT_EQ(load(base(0, "", fits + "probe_interval = \"1ms\"\nbin = \"10ms\"\n"))
+                .scenario.traffic.rrul.at(0)
+                .bin,
+            Duration::ms(10));
+  EXPECT_EQ(error_of_text(base(0, "", fits + "probe_interval = \"999us\"\n")),
+            "scenarios/x.toml:21:1: traffic.rrul[0].probe_interval: must be at least 1ms, got "
+            "999us");
+  EXPECT_EQ(error_of_text(base(0, "", fits + "bin = \"9ms\"\n")),
+            "scenarios/x.toml:21:1: traffic.rrul[0].bin: must be at least 10ms (throughput bins), "
+            "got 9ms");
+  EXPECT_EQ(error_of_text(base(0, "", rrul + "idle = \"0s\"\nload = \"2s\"\n")),
+            "scenarios/x.toml:19:1: traffic.rrul[0].idle: must be at least 1ms, got 0s");
+  EXPECT_TRUE(error_of_text(base(0, "", fits + "stop = \"5s\"\n")).find("unknown key") !=
+              std::string::npos);
+  EXPECT_EQ(error_of_text(base(0, "", fits + fits)),
+            "scenarios/x.toml:21:1: traffic.rrul[1]: at most one rrul per scenario (its phases "
+            "are the run's)");
 }
 
 TEST(ScenarioErrors, VaryKeysMustNameExistingKeys) {

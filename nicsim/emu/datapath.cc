@@ -1,5 +1,7 @@
 #include "nicsim/emu/datapath.h"
 
+#include "nicsim/emu/frame_classifier.h"
+
 namespace nicsim::emu {
 
 Datapath::Datapath(std::array<FramePort*, 2> ports, std::array<std::unique_ptr<model::Nic>, 2> nics,
@@ -14,7 +16,15 @@ Datapath::Datapath(std::array<FramePort*, 2> ports, std::array<std::unique_ptr<m
     due_[i].reserve(1024);
   }
   for (size_t i = 0; i < 2; ++i) {
-    nics_[i]->attach(wires_[i].get(), wires_[1 - i].get(), cpus[i], sinks_[i].get());
+    cpu_ptr_[i] = cpus[i] != nullptr ? cpus[i] : &cpus_[i];
+    nics_[i]->attach(wires_[i].get(), wires_[1 - i].get(), cpu_ptr_[i], sinks_[i].get());
+  }
+}
+
+void Datapath::set_wire_tap(WireTap* tap) {
+  for (size_t d = 0; d < 2; ++d) {
+    wire_observers_[d] = tap != nullptr ? std::make_unique<WireObserver>(tap, d) : nullptr;
+    wires_[d]->set_observer(wire_observers_[d].get());
   }
 }
 
@@ -49,6 +59,8 @@ size_t Datapath::receive(std::array<bool, 2> ready, Time now, int64_t realtime_m
     DirectionStats& d = dir_[h];
     ++d.frames_in;
     d.bytes_in += p.len;
+    p.id = ++next_id_;
+    classify(p);
     p.stamp(Stage::kCreated, t);
     if (nics_[h]->send(std::move(p), t) == Verdict::kDropped) {
       ++d.nic_drops;
@@ -63,6 +75,9 @@ void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   DirectionStats& d = dp.dir_[1 - host_];  // frames for host h travelled the other direction
   ++d.frames_out;
   d.bytes_out += frame.len;
+  if (write_ecn(frame)) {
+    ++d.ce_marked;
+  }
   dp.due_[host_].push_back(scheduled);
   dp.ports_[host_]->send(std::move(frame));
 }

@@ -1,6 +1,8 @@
 // Emulator benchmarks.
 //  - BM_DatapathForward, BM_FramePoolGetRelease: the data path's own cost without system
 //    calls (two WireOnlyNics and two Wires between in-memory ports; the frame pool).
+//  - BM_DatapathForwardModels: the same with the scenario NIC models (generic-10g PlatformNic
+//    on both sides, x86-desktop CPU costs, pfifo_fast): what running the models costs per frame.
 //  - BM_ForwardRealFrames/<io>/<frame bytes> (root only, else skipped): real frames through
 //    the real emulator — a thread in host a blasts raw Ethernet frames (AF_PACKET sendmmsg,
 //    EtherType 0x88b5) at its interface; the emulator loop (this thread) forwards them through
@@ -19,9 +21,11 @@
 #include <cstring>
 #include <thread>
 
+#include "nicsim/config/scenario.h"
 #include "nicsim/emu/datapath.h"
 #include "nicsim/emu/event_loop.h"
 #include "nicsim/emu/frame_pool.h"
+#include "nicsim/emu/host_nic.h"
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/packet_port.h"
 #include "nicsim/emu/real_clock.h"
@@ -91,6 +95,47 @@ void BM_DatapathForward(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(b.written));
   state.counters["frames_out"] = static_cast<double>(b.written);
 }
+
+void BM_DatapathForwardModels(benchmark::State& state) {
+  config::LoadOptions opts;
+  opts.preset_dirs = {std::string(NICSIM_SOURCE_DIR) + "/presets"};
+  opts.standard_presets = false;
+  const config::Run run = config::load_scenario_text(R"([scenario]
+name = "bench"
+duration = "1s"
+[hosts.a]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[hosts.b]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[wire]
+rate = "10Gbit"
+delay = "100us"
+)",
+                                                     "bench.toml", opts)
+                              .runs.at(0);
+  FramePool pool;
+  const size_t burst = static_cast<size_t>(state.range(0));
+  LoopbackPort a(pool, 1514, burst);
+  LoopbackPort b(pool, 1514, 0);
+  const config::Scenario& sc = run.scenario;
+  std::array<std::unique_ptr<model::Nic>, 2> nics = {make_host_nic(sc.hosts[0]),
+                                                     make_host_nic(sc.hosts[1])};
+  Datapath dp({&a, &b}, std::move(nics), {sc.wire.params(2), sc.wire.params(3)});
+  const Duration frame_time = Rate::gbit(10).transmit_time(1538);
+  Time now;
+  for (auto _ : state) {
+    dp.receive({true, false}, now);
+    dp.service(now);
+    now += frame_time * static_cast<int64_t>(burst);
+    benchmark::DoNotOptimize(b.written);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(b.written));
+  state.counters["frames_out"] = static_cast<double>(b.written);
+  state.counters["nic_drops"] = static_cast<double>(dp.stats(0).nic_drops);
+}
+BENCHMARK(BM_DatapathForwardModels)->Arg(1)->Arg(32);
 
 void BM_FramePoolGetRelease(benchmark::State& state) {
   FramePool pool;

@@ -10,7 +10,9 @@
 
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
+#include "nicsim/emu/host_nic.h"
 #include "nicsim/emu/packet_port.h"
+#include "nicsim/emu/pcap_writer.h"
 #include "nicsim/emu/process.h"
 #include "nicsim/emu/real_clock.h"
 #include "nicsim/emu/tap_port.h"
@@ -75,10 +77,6 @@ std::vector<std::string> unsupported_settings(const config::Scenario& s) {
   };
   for (const config::HostConfig& h : s.hosts) {
     const std::string k = "hosts." + h.name;
-    note(k + ".nic", "the NIC model (" + h.nic.preset +
-                         ") is not emulated yet: frames pass a 1000-frame FIFO and the wire");
-    note(k + ".qdisc", "the emulated qdisc is not applied yet");
-    note(k + ".cpu", "CPU costs are not charged in emulation (the real CPU does the work)");
     if (!(h.tcp == config::TcpConfig{})) {
       note(k + ".tcp", "TCP settings are not applied to the hosts' kernels yet");
     }
@@ -95,6 +93,24 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   };
   SessionResult result;
   BlockedSignals blocked;
+
+  // Models and the pcap file first: a bad parameter or path fails before anything exists.
+  // The NICs are the scenario hosts' (preset + overrides, qdisc, CPU costs).
+  std::array<std::unique_ptr<model::Nic>, 2> nics;
+  for (size_t i = 0; i < 2; ++i) {
+    if (opt.nic_models) {
+      nics[i] = make_host_nic(sc.hosts.at(i));
+    } else {
+      nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
+    }
+    result.nics[i] = nics[i]->describe();
+  }
+  RealClock clock;
+  std::unique_ptr<PcapWriter> pcap;
+  if (!opt.pcap.empty()) {
+    pcap = std::make_unique<PcapWriter>(opt.pcap);
+    pcap->set_realtime_offset_ns(clock.realtime_minus_time_ns());
+  }
 
   result.removed_leftovers = remove_stale_namespaces(opt.prefix);
   for (const std::string& name : result.removed_leftovers) {
@@ -131,22 +147,20 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
     }
   }
   result.io = ports[0]->describe();
-  std::array<std::unique_ptr<model::Nic>, 2> nics;
-  for (size_t i = 0; i < 2; ++i) {
-    nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
-    result.nics[i] = nics[i]->describe();
-  }
   // Same seeds as the simulator: direction d's wire uses seed * 2 + d.
   std::array<model::Wire::Params, 2> wires = {sc.wire.params(sc.seed * 2),
                                               sc.wire.params(sc.seed * 2 + 1)};
   auto datapath = std::make_unique<Datapath>(
       std::array<FramePort*, 2>{ports[0].get(), ports[1].get()}, std::move(nics), wires);
 
+  if (pcap) {
+    datapath->set_wire_tap(pcap.get());
+  }
+
   if (opt.on_ready) {
     opt.on_ready(*topo);
   }
 
-  RealClock clock;
   EventLoop loop(clock, opt.loop);
   if (!loop.rt_error().empty()) {
     notice("real-time scheduling unavailable (" + loop.rt_error() +
@@ -353,6 +367,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
     result.directions[d] = datapath->stats(d);
     result.wires[d] = datapath->wire(d).stats();
     result.ports[d] = ports[d]->stats();
+    result.nic_counters[d] = datapath->nic(d).counters();
+    result.nic_queues[d] = datapath->nic(d).queue_sample();
+    result.cpus[d] = datapath->cpu(d).stats();
   }
   result.timer_error = stats_of(loop.timer_error());
   result.release_lateness = stats_of(datapath->release_lateness());
@@ -360,6 +377,10 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   result.work_time = stats_of(work);
 
   datapath.reset();
+  if (pcap) {
+    result.pcap_frames = pcap->frames();
+    result.pcap_error = pcap->close();
+  }
   for (auto& p : ports) {
     p.reset();
   }

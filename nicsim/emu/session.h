@@ -46,7 +46,13 @@ struct SessionOptions {
   Duration server_wait = Duration::s(5);  // how long to wait for the server to listen
   Duration kill_grace = Duration::s(2);   // SIGTERM -> SIGKILL
   std::string prefix = kDefaultPrefix;
+  // true: each host's NIC model from the scenario (preset + overrides, qdisc, CPU costs);
+  // false: WireOnlyNic, a txqueuelen-frame drop-tail FIFO ahead of the wire (diagnostics:
+  // isolates what the models cost and change).
+  bool nic_models = true;
   int64_t txqueuelen = 1000;  // WireOnlyNic FIFO (frames)
+  // Non-empty: write every frame entering the emulated wire (both directions) to this pcap.
+  std::string pcap;
   // One-line notices (removed leftovers, settings not honoured yet, ...). May be empty.
   std::function<void(const std::string&)> notice;
   // Called once the topology is up, before any command starts (tests, verbose output, the
@@ -64,6 +70,11 @@ struct SessionResult {
   std::string io;                   // frame I/O description
   std::array<std::string, 2> nics;  // NIC model descriptions (host a, host b)
   std::array<DirectionStats, 2> directions{};
+  std::array<model::NicCounters, 2> nic_counters{};   // per host
+  std::array<model::NicQueueSample, 2> nic_queues{};  // per host, at the end of the run
+  std::array<model::Cpu::Stats, 2> cpus{};            // the emulated hosts' cores
+  uint64_t pcap_frames = 0;
+  std::string pcap_error;  // "" or why the pcap file is incomplete
   std::array<model::Wire::Stats, 2> wires{};
   std::array<PortStats, 2> ports{};
   report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)

@@ -122,10 +122,16 @@ void Server::run(int stop_fd) {
       if (it == conns_.end() || !it->second->fd.valid()) {
         continue;
       }
-      if ((token & 1) != 0) {
-        on_udp(*it->second, now);
-      } else {
-        on_tcp(*it->second, events[i].events, now);
+      // A failure on one connection (a socket option the kernel refuses, ...) closes that
+      // connection with the reason; it never stops the server.
+      try {
+        if ((token & 1) != 0) {
+          on_udp(*it->second, now);
+        } else {
+          on_tcp(*it->second, events[i].events, now);
+        }
+      } catch (const LiveError& e) {
+        close(*it->second, e.what());
       }
     }
     timers(mono_ns());

@@ -5,13 +5,18 @@
 #include "nicsim/live/server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
+#include "nicsim/live/netns_traffic.h"
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
@@ -212,6 +217,27 @@ TEST(LiveServer, SlowlorisIsCutAfterTheRequestTimeout) {
   EXPECT_EQ(server.stats().timeouts, 1u);
 }
 
+// A client that asks for a source and never reads: the server's writes block, so the flow
+// cannot end normally; the connection is closed `grace` after the flow's end all the same.
+TEST(LiveServer, AClientThatNeverReadsIsClosedAfterTheGrace) {
+  ServerParams p;
+  p.grace = Duration::ms(200);
+  ServerThread server(p);
+  Fd c = connect_to(server.port());
+  int small = 4096;  // a small receive window, so the server's send buffer fills at once
+  ::setsockopt(c.get(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  std::vector<uint8_t> msg;
+  encode(Request{FlowKind::kSource, 0, 100, 1000, ""}, msg);
+  ASSERT_EQ(::send(c.get(), msg.data(), msg.size(), 0), static_cast<ssize_t>(msg.size()));
+  // Wait (bounded) for the server to give up on it; nothing is read meanwhile.
+  for (int i = 0; i < 200 && !log_has(server.log(), "still open"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  server.stop();
+  EXPECT_EQ(server.stats().timeouts, 1u);
+  EXPECT_TRUE(log_has(server.log(), ": still open 200 ms after the flow's end"));
+}
+
 TEST(LiveServer, OneClientTooManyIsTurnedAway) {
   ServerParams p;
   p.max_clients = 1;
@@ -222,6 +248,46 @@ TEST(LiveServer, OneClientTooManyIsTurnedAway) {
   EXPECT_EQ(reject_reason(second.get()), "server busy: 1 clients");
   server.stop();
   EXPECT_EQ(server.stats().rejected, 1u);
+}
+
+// NetnsTraffic's two threads (server "in host b", client "in host a") with both "hosts" being
+// this process's own namespace and 127.0.0.1: setns into one's own namespace needs
+// CAP_SYS_ADMIN, so this runs as root (CI) and is skipped otherwise. An ICMP probe from b
+// exercises the peer-namespace socket path.
+TEST(LiveNetnsTraffic, ServerAndClientThreadsInTheirNamespaces) {
+  Fd self(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(self.valid());
+  if (::setns(self.get(), CLONE_NEWNET) != 0) {
+    GTEST_SKIP() << "setns needs CAP_SYS_ADMIN";
+  }
+  TrafficPlan plan;
+  plan.duration = Duration::ms(1200);
+  plan.interval = Duration::ms(400);
+  plan.flows.push_back(
+      FlowPlan{report::Direction::kAtoB, 0, "", Duration::zero(), Duration::ms(800), "up"});
+  ProbePlan ping;
+  ping.name = "ping";
+  ping.icmp = true;
+  ping.dir = report::Direction::kBtoA;
+  ping.interval = Duration::ms(20);
+  ping.stop = Duration::ms(200);
+  plan.probes.push_back(ping);
+  NetnsHosts hosts;
+  hosts.netns_a = self.get();
+  hosts.netns_b = self.get();
+  hosts.addr_a.s_addr = htonl(INADDR_LOOPBACK);
+  hosts.addr_b.s_addr = htonl(INADDR_LOOPBACK);
+  NetnsTraffic traffic(plan, nullptr);
+  traffic.start(hosts);
+  pollfd pfd{traffic.done_fd(), POLLIN, 0};
+  ASSERT_EQ(::poll(&pfd, 1, 20'000), 1);  // a bound, not a timing assertion
+  const report::Run r = traffic.finish();
+  ASSERT_EQ(r.transfer.a_to_b.flows.size(), 1u);
+  EXPECT_GT(r.transfer.a_to_b.flows[0].receiver.bytes, 0u);
+  const auto& p = r.latency_ms.at("ping");
+  EXPECT_EQ(p.kind, "icmp");
+  EXPECT_GT(p.rtt.count, 0u);
+  EXPECT_EQ(p.rtt.lost, 0u);
 }
 
 }  // namespace

@@ -1012,10 +1012,9 @@ TrafficPlan plan_from_scenario(const config::Scenario& s) {
       throw std::invalid_argument("traffic.rrul[" + std::to_string(i) +
                                   "]: the rrul client must be the first host");
     }
-    // Until the scenario's rrul has its own idle/load times: idle from 0 to start, load from
-    // start to stop, idle from stop to the end of the run.
-    add_rrul(plan, RrulTimes{Duration::zero(), c.start, stop_of(c.stop, end), end},
-             c.probe_interval, s.hosts[0].tcp.cc);
+    // The scenario's rrul timing (config::RrulConfig: start, idle, load, idle).
+    add_rrul(plan, RrulTimes{c.start, c.load_start(), c.load_end(), c.end()}, c.probe_interval,
+             s.hosts[0].tcp.cc);
     plan.interval = min(plan.interval, c.probe_interval);
   }
   return plan;

@@ -45,6 +45,9 @@ Wire::TxTiming Wire::transmit(Packet&& frame, Time now) {
   stats_.bytes += frame.len;
   stats_.wire_bytes += wire_bytes;
   frame.stamp(Stage::kWireStart, start);
+  if (observer_ != nullptr) {
+    observer_->on_enqueue(start, frame);  // the frame enters the wire (first bit)
+  }
 
   if (params_.loss > 0.0 && std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < params_.loss) {
     ++stats_.lost;
@@ -55,7 +58,8 @@ Wire::TxTiming Wire::transmit(Packet&& frame, Time now) {
   }
   Duration extra = Duration::zero();
   if (params_.jitter > Duration::zero()) {
-    extra = Duration::ns(std::uniform_int_distribution<int64_t>(0, params_.jitter.count_ns())(rng_));
+    extra =
+        Duration::ns(std::uniform_int_distribution<int64_t>(0, params_.jitter.count_ns())(rng_));
   }
   const Time arrival = max(end + params_.delay + extra, last_arrival_);
   last_arrival_ = arrival;

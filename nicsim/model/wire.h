@@ -12,6 +12,9 @@
 //
 // No clock is read: transmit() takes the time the sender offers the frame; arrivals are
 // collected with pop_arrived(now) at or after next_ready().
+//
+// Observer: on_enqueue(first bit, frame) for every frame entering the wire (lost ones too),
+// on_drop(last bit, frame, kWireLoss) for a lost one. The emulator's pcap export listens here.
 
 #include <cstdint>
 #include <deque>

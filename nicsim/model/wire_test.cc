@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "nicsim/testing/packet_factory.h"
 
 namespace nicsim::model {
@@ -89,6 +92,33 @@ TEST(Wire, PauseHoldsTheNextFrame) {
   auto t = w.transmit(f.make(1514), Time::zero());
   EXPECT_EQ(t.first_bit, Time::zero() + 1_ms);
   EXPECT_EQ(w.stats().paused, 1_ms - Duration::ns(123'040));
+}
+
+// The observer sees every frame entering the wire at its first bit (the emulator's pcap
+// export), lost frames too, and each loss at the lost frame's last bit.
+TEST(Wire, ObserverSeesFramesAtTheirFirstBit) {
+  struct Seen final : Observer {
+    std::vector<std::pair<uint64_t, Time>> entered;
+    std::vector<Time> lost;
+    void on_enqueue(Time now, const Packet& p) override { entered.emplace_back(p.id, now); }
+    void on_drop(Time now, const Packet&, DropReason why) override {
+      EXPECT_EQ(why, DropReason::kWireLoss);
+      lost.push_back(now);
+    }
+  } seen;
+  Wire w({.rate = Rate::gbit(1), .loss = 0.5, .seed = 3});
+  w.set_observer(&seen);
+  PacketFactory f;
+  for (int i = 0; i < 20; ++i) {
+    w.transmit(f.make(42), Time::zero());  // 672 ns each, back to back
+  }
+  ASSERT_EQ(seen.entered.size(), 20u);
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(seen.entered[i].second, Time::zero() + Duration::ns(672 * static_cast<int64_t>(i)));
+  }
+  EXPECT_EQ(seen.lost.size(), w.stats().lost);
+  EXPECT_GT(seen.lost.size(), 0u);
+  EXPECT_EQ(w.in_flight() + w.stats().lost, 20u);
 }
 
 TEST(Wire, RejectsBadParams) {

@@ -104,7 +104,13 @@ CsvTable runs_table(const Results& results) {
                                       "main_p99_ms",
                                       "induced_latency_ms",
                                       "grade",
-                                      "rpm"};
+                                      "rpm",
+                                      "idle_rtt_p50_ms",
+                                      "loaded_rtt_p50_ms",
+                                      "loaded_rtt_p99_ms",
+                                      "fairness_all",
+                                      "load_goodput_a_to_b_bps",
+                                      "load_goodput_b_to_a_bps"};
   for (const std::string& k : keys) {
     columns.push_back("param:" + k);
   }
@@ -115,6 +121,21 @@ CsvTable runs_table(const Results& results) {
     t << i << r.label << r.backend << r.seed << r.duration_s << r.goodput_bps.a_to_b
       << r.goodput_bps.b_to_a << r.retransmits << s.probe << s.p50_ms << s.p99_ms
       << s.induced_latency_ms << s.grade.value_or("") << s.rpm;
+    if (const std::optional<LatencyUnderLoad>& l = r.latency_under_load) {
+      const auto v = [](const LatencyStats& st, double x) {
+        return st.count == 0 ? std::nullopt : std::optional<double>(x);
+      };
+      t << v(l->idle_rtt, l->idle_rtt.p50) << v(l->loaded_rtt, l->loaded_rtt.p50)
+        << v(l->loaded_rtt, l->loaded_rtt.p99) << l->fairness_all << l->goodput_bps.a_to_b
+        << l->goodput_bps.b_to_a;
+    } else {
+      t << ""
+        << ""
+        << ""
+        << ""
+        << ""
+        << "";
+    }
     for (const std::string& k : keys) {
       std::string v;
       for (const RunParam& p : r.params) {
@@ -146,11 +167,12 @@ CsvTable intervals_table(const Results& results) {
   return t.take();
 }
 
-// Extension point for flow names (rrul): see docs/exports.md.
 std::string flow_name(const Run& run, Direction d, int64_t id) {
-  (void)run;
-  (void)d;
-  (void)id;
+  for (const FlowTransfer& f : run.transfer[d].flows) {
+    if (f.id == id) {
+      return f.name;
+    }
+  }
   return "";
 }
 
@@ -165,7 +187,7 @@ CsvTable flow_intervals_table(const Results& results) {
         for (const FlowInterval& f : iv.directions[d].flows) {
           t << i << r.label << iv.start_s << iv.end_s << std::string(direction_key(d)) << f.id
             << flow_name(r, d, f.id) << f.bytes << f.bits_per_second << f.retransmits
-            << f.cwnd_bytes;
+            << f.cwnd_bytes << f.srtt_ms;
           t.end_row();
         }
       }
@@ -188,27 +210,58 @@ CsvTable interval_latency_table(const Results& results) {
   return t.take();
 }
 
-void stats_row(Table& t, size_t i, const Run& r, const std::string& probe, const std::string& kind,
+void stats_row(Table& t, size_t i, const Run& r, const std::string& probe, const ProbeLatency& p,
                const std::string& measure, const LatencyStats& s) {
   const auto v = [&](double x) { return s.count == 0 ? std::nullopt : std::optional<double>(x); };
-  t << i << r.label << probe << kind << measure << s.count << s.lost << v(s.min) << v(s.mean)
-    << v(s.p50) << v(s.p90) << v(s.p99) << v(s.max) << v(s.mdev);
+  t << i << r.label << probe << p.kind << static_cast<uint64_t>(p.dscp) << measure << s.count
+    << s.lost << v(s.min) << v(s.mean) << v(s.p50) << v(s.p90) << v(s.p99) << v(s.max) << v(s.mdev);
   t.end_row();
 }
 
 CsvTable probes_table(const Results& results) {
-  Table t("probes.csv", {"run", "label", "probe", "kind", "measure", "count", "lost", "min_ms",
-                         "mean_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mdev_ms"});
+  Table t("probes.csv", {"run", "label", "probe", "kind", "dscp", "measure", "count", "lost",
+                         "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mdev_ms"});
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     for (const auto& [name, p] : r.latency_ms) {
-      stats_row(t, i, r, name, p.kind, "rtt", p.rtt);
+      stats_row(t, i, r, name, p, "rtt", p.rtt);
       if (p.one_way) {
         for (Direction d : kDirections) {
-          stats_row(t, i, r, name, p.kind, "one_way " + std::string(direction_key(d)),
-                    (*p.one_way)[d]);
+          stats_row(t, i, r, name, p, "one_way " + std::string(direction_key(d)), (*p.one_way)[d]);
         }
       }
+    }
+  }
+  return t.take();
+}
+
+CsvTable probe_samples_table(const Results& results) {
+  Table t("probe_samples.csv", {"run", "label", "probe", "seq", "send_s", "rtt_ms",
+                                "one_way_a_to_b_ms", "one_way_b_to_a_ms"});
+  const auto at = [](const std::vector<std::optional<double>>& c, size_t k) {
+    return k < c.size() ? c[k] : std::nullopt;
+  };
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    const Run& r = results.runs[i];
+    for (const auto& [name, p] : r.latency_ms) {
+      const ProbeSeries& s = p.series;
+      for (size_t k = 0; k < s.time_s.size(); ++k) {
+        t << i << r.label << name << static_cast<uint64_t>(k) << s.time_s[k] << at(s.rtt_ms, k)
+          << at(s.one_way_a_to_b_ms, k) << at(s.one_way_b_to_a_ms, k);
+        t.end_row();
+      }
+    }
+  }
+  return t.take();
+}
+
+CsvTable phases_table(const Results& results) {
+  Table t("phases.csv", {"run", "label", "phase", "start_s", "end_s"});
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    const Run& r = results.runs[i];
+    for (const Phase& p : r.phases) {
+      t << i << r.label << p.name << p.start_s << p.end_s;
+      t.end_row();
     }
   }
   return t.take();
@@ -256,15 +309,22 @@ std::string csv_number(double v) {
   if (v == 0) {
     return "0";  // also -0.0
   }
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  // Plain decimals where they are short enough to read (4000000, not 4e+06); the exponent
+  // form only for very small or large magnitudes. Both are the shortest text that reads back
+  // to the same double.
+  char buf[400];
+  const double a = std::fabs(v);
+  const auto res = a >= 1e-5 && a < 1e16
+                       ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 
 std::vector<CsvTable> csv_tables(const Results& results) {
   return {runs_table(results),           intervals_table(results),
           flow_intervals_table(results), interval_latency_table(results),
-          probes_table(results),         queues_table(results)};
+          probes_table(results),         probe_samples_table(results),
+          phases_table(results),         queues_table(results)};
 }
 
 }  // namespace nicsim::report

@@ -3,11 +3,14 @@
 // observation, one column per variable, RFC 4180 quoting, a header row, numbers in the
 // shortest text that reads back to the same double, an empty field where a value is absent).
 // docs/exports.md documents every table and column. Tables:
-//   runs.csv              one row per run: label, backend, seed, params, goodput, main probe
+//   runs.csv              one row per run: label, backend, seed, params, goodput, main probe,
+//                         latency under load (induced latency, grade, RPM, ...)
 //   intervals.csv         per run, interval and direction: bytes, bit/s, retransmits, cwnd
 //   flow_intervals.csv    the same per flow
 //   interval_latency.csv  per run, interval and probe: mean RTT of the interval
 //   probes.csv            per run, probe and measure (rtt, one-way a->b / b->a): statistics
+//   probe_samples.csv     per run, probe and sample: send time, RTT, one-way delays
+//   phases.csv            per run and phase (rrul: idle_before, load, idle_after)
 //   queues.csv            per run, host and sample time: queue / BQL / FIFO occupancy
 // Every table starts with `run` (the index in the JSON's runs[], from 0) and `label`.
 

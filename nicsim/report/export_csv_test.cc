@@ -39,22 +39,32 @@ TEST(Csv, FieldQuotingAndNumbers) {
   EXPECT_EQ(csv_number(2.0), "2");
   EXPECT_EQ(csv_number(-0.0), "0");
   EXPECT_EQ(csv_number(1.0 / 3.0), "0.3333333333333333");
+  EXPECT_EQ(csv_number(4e6), "4000000");
+  EXPECT_EQ(csv_number(93768618.66666667), "93768618.66666667");
+  EXPECT_EQ(csv_number(1e20), "1e+20");
 }
 
 TEST(Csv, TablesOfTheFullSample) {
   const Results res = samples::full_sample_results();
   const std::vector<CsvTable> ts = csv_tables(res);
-  ASSERT_EQ(ts.size(), 6u);
+  ASSERT_EQ(ts.size(), 8u);
 
   const std::vector<std::string> runs = lines(table(ts, "runs.csv").text);
   ASSERT_EQ(runs.size(), 3u);
-  EXPECT_EQ(runs[0],
-            "run,label,backend,seed,duration_s,goodput_a_to_b_bps,goodput_b_to_a_bps,retransmits,"
-            "main_probe,main_p50_ms,main_p99_ms,induced_latency_ms,grade,rpm,"
-            "param:hosts.a.nic.bql,param:wire.rate,param:hosts.a.nic.tx_ring,"
-            "param:hosts.a.tcp.pacing_ratio");
+  EXPECT_EQ(
+      runs[0],
+      "run,label,backend,seed,duration_s,goodput_a_to_b_bps,goodput_b_to_a_bps,retransmits,"
+      "main_probe,main_p50_ms,main_p99_ms,induced_latency_ms,grade,rpm,idle_rtt_p50_ms,"
+      "loaded_rtt_p50_ms,loaded_rtt_p99_ms,fairness_all,load_goodput_a_to_b_bps,"
+      "load_goodput_b_to_a_bps,param:hosts.a.nic.bql,param:wire.rate,param:hosts.a.nic.tx_ring,"
+      "param:hosts.a.tcp.pacing_ratio");
   EXPECT_EQ(runs[2].rfind("1,bql=true rate=1Gbit,sim,42,2,", 0), 0u) << runs[2];
-  EXPECT_EQ(runs[2].substr(runs[2].size() - 22), ",,,,true,1Gbit,256,1.5");
+  // main probe ping: p50 0.401, p99; induced 0.226, grade A+, RPM 1e5; idle p50 of {0.344,
+  // 0.399}; loaded p50 of {0.401, 0.432, 0.558, 1.0}; fairness 0.75; load goodput
+  EXPECT_NE(runs[2].find(",ping,0.401,"), std::string::npos) << runs[2];
+  EXPECT_NE(runs[2].find(",0.226,A+,100000,0.3715,0.495,0.98674,"), std::string::npos) << runs[2];
+  EXPECT_NE(runs[2].find(",0.75,3996000,11988000,true,1Gbit,256,1.5"), std::string::npos)
+      << runs[2];
 
   // intervals: 2 runs x 2 intervals x 2 directions
   const std::vector<std::string> iv = lines(table(ts, "intervals.csv").text);
@@ -65,7 +75,9 @@ TEST(Csv, TablesOfTheFullSample) {
   // flows: x 2 flows each
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text).size(), 17u);
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text)[2],
-            "0,bql=false rate=1Gbit,0,1,a->b,7,,500001,4000008,0,28960");
+            "0,bql=false rate=1Gbit,0,1,a->b,7,TCP upload EF,500001,4000008,0,28960,2.25");
+  EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text)[1],
+            "0,bql=false rate=1Gbit,0,1,a->b,5,TCP upload BE,500000,4000000,0,14480,");
   const std::vector<std::string> lat = lines(table(ts, "interval_latency.csv").text);
   ASSERT_EQ(lat.size(), 1u + 2 * 3);
   EXPECT_EQ(lat[1], "0,bql=false rate=1Gbit,0,1,ping,0.1");
@@ -73,9 +85,20 @@ TEST(Csv, TablesOfTheFullSample) {
   // probes: per run ping (rtt), udp_bk (rtt), udp_ef (rtt + 2 one-way)
   const std::vector<std::string> pr = lines(table(ts, "probes.csv").text);
   ASSERT_EQ(pr.size(), 1u + 2 * 5);
-  EXPECT_EQ(pr[1].rfind("0,bql=false rate=1Gbit,ping,icmp,rtt,5,1,0.344,", 0), 0u) << pr[1];
-  EXPECT_EQ(pr[2], "0,bql=false rate=1Gbit,udp_bk,udp,rtt,0,3,,,,,,,");
-  EXPECT_EQ(pr[4].rfind("0,bql=false rate=1Gbit,udp_ef,udp,one_way a->b,3,0,0.5,", 0), 0u);
+  EXPECT_EQ(pr[1].rfind("0,bql=false rate=1Gbit,ping,icmp,0,rtt,5,1,0.344,", 0), 0u) << pr[1];
+  EXPECT_EQ(pr[2], "0,bql=false rate=1Gbit,udp_bk,udp,8,rtt,0,3,,,,,,,");
+  EXPECT_EQ(pr[4].rfind("0,bql=false rate=1Gbit,udp_ef,udp,46,one_way a->b,3,0,0.5,", 0), 0u);
+
+  // samples: ping 6 (one lost), udp_ef 3 (RTT lost twice, b->a lost twice), udp_bk none
+  const std::vector<std::string> smp = lines(table(ts, "probe_samples.csv").text);
+  ASSERT_EQ(smp.size(), 1u + 2 * 9);
+  EXPECT_EQ(smp[0], "run,label,probe,seq,send_s,rtt_ms,one_way_a_to_b_ms,one_way_b_to_a_ms");
+  EXPECT_EQ(smp[3], "0,bql=false rate=1Gbit,ping,2,0.4,,,");
+  EXPECT_EQ(smp[7], "0,bql=false rate=1Gbit,udp_ef,0,0,1,0.5,0.5");
+  EXPECT_EQ(smp[8], "0,bql=false rate=1Gbit,udp_ef,1,0.5,,0.51,");
+  const std::vector<std::string> ph = lines(table(ts, "phases.csv").text);
+  ASSERT_EQ(ph.size(), 1u + 2 * 3);
+  EXPECT_EQ(ph[2], "0,bql=false rate=1Gbit,load,0.5,1.5");
 
   const std::vector<std::string> q = lines(table(ts, "queues.csv").text);
   ASSERT_EQ(q.size(), 1u + 2 * 5);

@@ -59,15 +59,8 @@ std::string flent_time(double unix_s) {
 
 // --- series names ----------------------------------------------------------------------------
 
-// Extension points for the rrul fields (flow names, DSCP of probes): see docs/exports.md.
-std::string flow_name(const FlowTransfer& f) {
-  (void)f;
-  return "";
-}
-int probe_dscp(const ProbeLatency& p) {
-  (void)p;
-  return -1;  // unknown
-}
+std::string flow_name(const FlowTransfer& f) { return f.name; }
+int probe_dscp(const ProbeLatency& p) { return p.dscp; }
 
 const std::set<std::string>& rrul_flow_names() {
   static const std::set<std::string> names = {
@@ -197,9 +190,48 @@ std::optional<double> flow_rate(const Run& run, const FlowRef& ref, const Interv
 }
 
 double phase_length(const Run& run, const std::string& name) {
-  (void)run;
-  (void)name;
+  for (const Phase& p : run.phases) {
+    if (p.name == name) {
+      return p.end_s - p.start_s;
+    }
+  }
   return 0;
+}
+
+// Every sample of a probe as flent's irtt runner stores it (flent/runners.py IrttRunner):
+// received {"t": receive time, "val": RTT ms, "seq", "owd_up", "owd_down"}, lost {"t": send
+// time, "seq", "lost": true, "lost_dir": "up" | "down" | null}. Host a is the client, so "up"
+// is a->b. ICMP samples have the same keys without the one-way ones.
+Json probe_raw_values(const ProbeSeries& s, double t0) {
+  Json out = Json::array();
+  const auto at = [](const std::vector<std::optional<double>>& c,
+                     size_t i) -> std::optional<double> {
+    return i < c.size() ? c[i] : std::nullopt;
+  };
+  for (size_t i = 0; i < s.time_s.size(); ++i) {
+    Json dp = Json::object();
+    dp["seq"] = i;
+    if (const std::optional<double> rtt = at(s.rtt_ms, i)) {
+      dp["t"] = t0 + s.time_s[i] + *rtt / 1000.0;
+      dp["val"] = *rtt;
+      if (const auto up = at(s.one_way_a_to_b_ms, i)) {
+        dp["owd_up"] = *up;
+      }
+      if (const auto down = at(s.one_way_b_to_a_ms, i)) {
+        dp["owd_down"] = *down;
+      }
+    } else {
+      dp["t"] = t0 + s.time_s[i];
+      dp["lost"] = true;
+      Json dir = nullptr;
+      if (!s.one_way_a_to_b_ms.empty()) {
+        dir = at(s.one_way_a_to_b_ms, i) ? "down" : "up";
+      }
+      dp["lost_dir"] = dir;
+    }
+    out.push_back(std::move(dp));
+  }
+  return out;
 }
 
 }  // namespace
@@ -244,6 +276,7 @@ std::string flent_json(const Results& results, size_t run_index) {
                                    {"BYTES_SENT", f.sender.bytes},
                                    {"BYTES_RECVD", f.receiver.bytes},
                                    {"NICSIM_FLOW_ID", f.id},
+                                   {"DATA_TOS", f.dscp << 2},
                                    {"NICSIM_DIRECTION", std::string(direction_key(ref.dir))}};
   }
   for (const ProbeRef& ref : n.probes) {
@@ -253,8 +286,13 @@ std::string flent_json(const Results& results, size_t run_index) {
       col.push_back(it == iv.latency_ms.end() ? Json(nullptr) : number_or_null(it->second));
     }
     res[ref.series] = std::move(col);
-    Json meta =
-        Json{{"UNITS", "ms"}, {"NICSIM_PROBE", ref.probe}, {"NICSIM_KIND", ref.latency->kind}};
+    if (!ref.latency->series.time_s.empty()) {
+      raw[ref.series] = probe_raw_values(ref.latency->series, t0);
+    }
+    Json meta = Json{{"UNITS", "ms"},
+                     {"NICSIM_PROBE", ref.probe},
+                     {"NICSIM_KIND", ref.latency->kind},
+                     {"DATA_TOS", ref.latency->dscp << 2}};
     const LatencyStats& s = ref.latency->rtt;
     meta["PACKETS_SENT"] = s.count + s.lost;
     meta["PACKETS_RECEIVED"] = s.count;

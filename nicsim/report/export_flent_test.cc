@@ -37,8 +37,44 @@ TEST(Flent, GzipRoundTripsAndIsDeterministic) {
   EXPECT_EQ(gzip_compress(text), gz);
 }
 
-TEST(Flent, DocumentLayoutOfAGenericRun) {
+TEST(Flent, RrulRunUsesRrulSeriesNamesAndProbeSamples) {
   const Results res = samples::full_sample_results();
+  const Json doc = Json::parse(flent_json(res, 0));
+  const Json& md = doc["metadata"];
+  EXPECT_EQ(md["NAME"], "rrul");
+  EXPECT_EQ(md["TEST_PARAMETERS"], Json::object());
+  EXPECT_EQ(md["DELAY"], 0.5);   // idle_before
+  EXPECT_EQ(md["LENGTH"], 1.0);  // load
+  const Json& r = doc["results"];
+  for (const char* name : {"TCP upload BE", "TCP upload EF", "TCP download BE", "TCP download EF",
+                           "Ping (ms) ICMP", "Ping (ms) UDP EF", "Ping (ms) UDP BK"}) {
+    EXPECT_TRUE(r.contains(name)) << name;
+  }
+  EXPECT_EQ(r.size(), 7u);
+  EXPECT_EQ(md["SERIES_META"]["TCP upload EF"]["DATA_TOS"], 46 << 2);
+  // irtt-style raw samples: received {t = send + rtt, val, seq}, lost {t = send, lost, lost_dir}
+  const Json& ping = doc["raw_values"]["Ping (ms) ICMP"];
+  ASSERT_EQ(ping.size(), 6u);
+  const double t0 = 1'714'564'800.0;
+  EXPECT_EQ(ping[1], Json::parse(R"({"seq": 1, "t": )" + Json(t0 + 0.2 + 0.432 / 1000).dump() +
+                                 R"(, "val": 0.432})"));
+  EXPECT_EQ(ping[2], Json::parse(R"({"seq": 2, "t": )" + Json(t0 + 0.4).dump() +
+                                 R"(, "lost": true, "lost_dir": null})"));
+  const Json& ef = doc["raw_values"]["Ping (ms) UDP EF"];
+  ASSERT_EQ(ef.size(), 3u);
+  EXPECT_EQ(ef[0]["owd_up"], 0.5);
+  EXPECT_EQ(ef[0]["owd_down"], 0.5);
+  EXPECT_EQ(ef[1]["lost_dir"], "down");  // a->b arrived (0.51), the reply did not
+  EXPECT_FALSE(doc["raw_values"].contains("Ping (ms) UDP BK"));  // no samples
+}
+
+TEST(Flent, DocumentLayoutOfAGenericRun) {
+  Results res = samples::full_sample_results();
+  for (Direction d : kDirections) {  // unnamed flows: not rrul's
+    for (FlowTransfer& f : res.runs[1].transfer[d].flows) {
+      f.name.clear();
+    }
+  }
   const Json doc = Json::parse(flent_json(res, 1));
   EXPECT_EQ(doc["version"], 4);
   const Json& md = doc["metadata"];
@@ -83,8 +119,9 @@ TEST(Flent, IntervalsOutsideAFlowsLifeAreGaps) {
   r.transfer.a_to_b.flows[0].sender.start_s = 1.0;  // the flow starts in the second interval
   r.transfer.a_to_b.flows[0].receiver.start_s = 1.0;
   const Json doc = Json::parse(flent_json(res, 0));
-  EXPECT_TRUE(doc["results"]["TCP upload BE::1"][0].is_null());
-  EXPECT_EQ(doc["raw_values"]["TCP upload BE::1"].size(), 1u);
+  EXPECT_TRUE(doc["results"]["TCP upload BE"][0].is_null());
+  EXPECT_EQ(doc["results"]["TCP upload BE"][1], 4.008);
+  EXPECT_EQ(doc["raw_values"]["TCP upload BE"].size(), 1u);
 }
 
 TEST(Flent, RunWithoutIntervalsIsAnError) {

@@ -1,5 +1,5 @@
 #pragma once
-// Reading a results file written by `nicsim run --json` (or emulate/rrul) back into
+// Reading a results file written by `nicsim run --json` or `nicsim rrul --json` back into
 // report::Results, strictly: the file must be the JSON document json.h writes (same format
 // and version, no unknown, missing or duplicate keys, the right types) and pass
 // check_results (equal column lengths, ordered intervals, finite numbers).

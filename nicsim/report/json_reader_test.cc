@@ -98,7 +98,7 @@ TEST(JsonReader, MissingMetaAndCheckResultsProblems) {
   EXPECT_EQ(read_error(no_meta), "r.json: missing key \"meta\"");
   const std::string text = to_json(samples::minimal_sample_results());
   EXPECT_EQ(read_error(replace(text, "\"backend\": \"sim\"", "\"backend\": \"ns3\"")),
-            "r.json: runs[0].backend: must be \"sim\" or \"emu\", got \"ns3\"");
+            "r.json: runs[0].backend: must be \"sim\", \"emu\" or \"live\", got \"ns3\"");
   EXPECT_EQ(read_error(replace(text, "\"version\": 1", "\"version\": 2")),
             "r.json: version: this nicsim reads version 1, got 2");
   EXPECT_EQ(read_error("[]"), "r.json: (document): expected an object, got array");

@@ -34,10 +34,22 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
 
-// Extension point for run phases (rrul): vertical lines at phase boundaries.
+// Dashed vertical lines at the phase boundaries (rrul: idle / load / idle), each phase's
+// name at the top of its span.
 std::string phase_marks(const Run& run) {
-  (void)run;
-  return "";
+  std::string s;
+  for (const Phase& p : run.phases) {
+    s += "set arrow from " + num(p.start_s) + ", graph 0 to " + num(p.start_s) +
+         ", graph 1 nohead dashtype 2 lc rgb 'gray40'\n";
+    s += "set label " + gnuplot_quote(p.name) + " at " + num((p.start_s + p.end_s) / 2) +
+         ", graph 0.97 center textcolor rgb 'gray30'\n";
+  }
+  if (!run.phases.empty()) {
+    const double end = run.phases.back().end_s;
+    s += "set arrow from " + num(end) + ", graph 0 to " + num(end) +
+         ", graph 1 nohead dashtype 2 lc rgb 'gray40'\n";
+  }
+  return s;
 }
 
 // Directions that carried traffic (a direction without flows would only draw a zero line).
@@ -120,10 +132,15 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   return {s, {{"totals.dat", data}}};
 }
 
-// Extension point for probe samples (ProbeSeries): the RTTs of every received sample.
+// The RTTs of every received sample (lost ones have none).
 std::vector<double> probe_samples(const ProbeLatency& p) {
-  (void)p;
-  return {};
+  std::vector<double> out;
+  for (const std::optional<double>& v : p.series.rtt_ms) {
+    if (v) {
+      out.push_back(*v);
+    }
+  }
+  return out;
 }
 
 GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& output,
@@ -138,7 +155,9 @@ GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& outp
       continue;
     }
     std::sort(v.begin(), v.end());
-    std::string data = "# rtt_ms fraction_at_or_below\n";
+    // Empirical CDF: 0 below the smallest sample, (i+1)/n from the i-th sorted sample on;
+    // drawn `with steps`, so each sample is a vertical jump.
+    std::string data = "# rtt_ms fraction_at_or_below\n" + num(v.front()) + " 0\n";
     const double n = static_cast<double>(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
       data += num(v[i]) + " " + num(static_cast<double>(i + 1) / n) + "\n";
@@ -157,7 +176,8 @@ GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& outp
   s += "set output " + gnuplot_quote(output) + "\n";
   s += "set title " + gnuplot_quote("Latency CDF (RTT) - " + run_title(pr)) + "\n";
   s += "set xlabel 'round-trip time (ms)'\nset ylabel 'fraction of samples'\n";
-  s += "set yrange [0:1]\nset grid\nset key bottom right\n";
+  s += "set yrange [0:1]\nset offsets graph 0.03, graph 0.03, 0, 0\nset grid\n"
+       "set key bottom right\n";
   job.script = s + plot + "\n";
   return job;
 }
@@ -183,12 +203,14 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
   const bool several_files = std::any_of(runs.begin(), runs.end(),
                                          [&](const PlotRun& p) { return p.file != runs[0].file; });
   size_t row = 0;
+  bool negative = false;  // induced latency can be < 0 (loaded faster than idle, e.g. loopback)
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunSummary& s = sums[i];
     const std::optional<double> x = induced ? s.induced_latency_ms : s.p99_ms;
     if (!x) {
       continue;
     }
+    negative = negative || *x < 0;
     data += num(*x) + " " + num(s.goodput_bps.a_to_b / 1e6) + " " +
             num(s.goodput_bps.b_to_a / 1e6) + "\n";
     const std::string name = (several_files ? runs[i].file + " " : std::string()) + s.backend +
@@ -218,8 +240,9 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
        "\n";
   s += std::string("set xlabel '") +
        (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
-  s += "set ylabel 'goodput (Mbit/s)'\nset xrange [0:*]\nset yrange [0:*]\n"
-       "set offsets 0, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
+  s += negative ? "set xrange [*:*]\nset yzeroaxis\n" : "set xrange [0:*]\n";
+  s += "set ylabel 'goodput (Mbit/s)'\nset yrange [0:*]\n"
+       "set offsets graph 0.05, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
   s += plot + "\n";
   return {s, {{"compare.dat", data}}};
 }

@@ -48,8 +48,27 @@ TEST(Gnuplot, TotalsScriptAndData) {
                 mean1 + "\n");
 }
 
-TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
+TEST(Gnuplot, TotalsMarksPhases) {
   const Results res = samples::full_sample_results();
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kTotals, {{"r.json", &res.runs[0]}}, PlotFormat::kSvg, "t.svg", "");
+  EXPECT_TRUE(contains(job.script, "set arrow from 0.5, graph 0 to 0.5, graph 1 nohead"));
+  EXPECT_TRUE(contains(job.script, "set arrow from 2, graph 0 to 2, graph 1 nohead"));
+  EXPECT_TRUE(contains(job.script, "set label 'load' at 1, graph 0.97 center"));
+}
+
+TEST(Gnuplot, CompareUsesInducedLatencyOfRrulRuns) {
+  const Results res = samples::full_sample_results();
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kCompare, {{"a.json", &res.runs[0]}}, PlotFormat::kPng, "c.png", "");
+  EXPECT_TRUE(contains(job.script, "set xlabel 'induced latency (ms)'"));
+  EXPECT_TRUE(contains(job.data_files[0].second, "\n0.226 7.95223880597015 23.856716417910448\n"))
+      << job.data_files[0].second;
+}
+
+TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
+  Results res = samples::full_sample_results();
+  res.runs[0].latency_under_load.reset();  // one run without: p99 for all
   const GnuplotJob job =
       gnuplot_job(PlotKind::kCompare, {{"a.json", &res.runs[0]}, {"a.json", &res.runs[1]}},
                   PlotFormat::kSvg, "c.svg", "");
@@ -68,8 +87,28 @@ TEST(Gnuplot, SvgTerminalAndCompareUsesP99WithoutRrulSummary) {
       << job.script;
 }
 
-TEST(Gnuplot, CdfNeedsProbeSamples) {
+TEST(Gnuplot, CdfFromProbeSamples) {
   const Results res = samples::full_sample_results();
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng, "x.png", "/d");
+  // ping: 5 received of 6 (sorted, fraction i/n); udp_ef: 1 received; udp_bk: none (no line)
+  ASSERT_EQ(job.data_files.size(), 2u);
+  EXPECT_EQ(job.data_files[0].second,
+            "# rtt_ms fraction_at_or_below\n0.344 0\n0.344 0.2\n0.399 0.4\n0.401 0.6\n"
+            "0.432 0.8\n0.558 1\n");
+  EXPECT_EQ(job.data_files[1].second, "# rtt_ms fraction_at_or_below\n1 0\n1 1\n");
+  EXPECT_TRUE(contains(job.script,
+                       "'/d/cdf0.dat' using 1:2 with steps lw 2 title "
+                       "'ping (icmp, n=5)'"));
+  EXPECT_TRUE(contains(job.script, "'udp_ef (udp, n=1)'"));
+  EXPECT_FALSE(contains(job.script, "udp_bk"));
+}
+
+TEST(Gnuplot, CdfNeedsProbeSamples) {
+  Results res = samples::full_sample_results();
+  for (auto& entry : res.runs[0].latency_ms) {
+    entry.second.series = {};
+  }
   EXPECT_THROW(
       (void)gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng, "x.png", ""),
       ExportError);

@@ -9,10 +9,12 @@ namespace nicsim::report {
 
 namespace {
 
-// Extension point for the rrul summary (Run::latency_under_load): see docs/exports.md.
 void add_latency_under_load(const Run& run, RunSummary& s) {
-  (void)run;
-  (void)s;
+  if (const std::optional<LatencyUnderLoad>& l = run.latency_under_load) {
+    s.induced_latency_ms = l->induced_latency_ms;
+    s.grade = l->grade;
+    s.rpm = l->rpm;
+  }
 }
 
 std::string fixed(std::optional<double> v, const char* format) {

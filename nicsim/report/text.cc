@@ -85,6 +85,61 @@ std::string left(const std::string& s, size_t width) {
 
 std::string ms3(double v) { return printf_string("%.3f", v); }
 
+// Intervals shorter than a second (rrul's throughput bins, down to 10 ms) merged into rows of
+// at least one second for the iperf3 table, as iperf3 -i 1 prints them; the JSON keeps the bins.
+// Bytes and retransmits add up, the rate is recomputed, cwnd is the last bin's.
+// Only bins all shorter than half a second are merged: iperf3-like tables whose intervals
+// drift around 1 s (0.99 s, 1.01 s) print as they are.
+std::vector<Interval> table_rows(const std::vector<Interval>& bins) {
+  constexpr double kRow = 1.0 - 1e-9;
+  double longest = 0;
+  for (const Interval& iv : bins) {
+    longest = std::max(longest, iv.end_s - iv.start_s);
+  }
+  if (bins.empty() || longest >= 0.5) {
+    return bins;
+  }
+  std::vector<Interval> rows;
+  bool open = false;
+  for (const Interval& iv : bins) {
+    if (!open) {
+      rows.push_back(iv);
+      open = true;
+    } else {
+      Interval& row = rows.back();
+      row.end_s = iv.end_s;
+      for (Direction d : kDirections) {
+        DirectionInterval& r = row.directions[d];
+        const DirectionInterval& b = iv.directions[d];
+        r.bytes += b.bytes;
+        r.retransmits += b.retransmits;
+        r.cwnd_bytes = b.cwnd_bytes;
+        for (const FlowInterval& bf : b.flows) {
+          for (FlowInterval& rf : r.flows) {
+            if (rf.id == bf.id) {
+              rf.bytes += bf.bytes;
+              rf.retransmits += bf.retransmits;
+              rf.cwnd_bytes = bf.cwnd_bytes;
+              rf.srtt_ms = bf.srtt_ms;
+            }
+          }
+        }
+      }
+    }
+    Interval& row = rows.back();
+    const double seconds = row.end_s - row.start_s;
+    for (Direction d : kDirections) {
+      DirectionInterval& r = row.directions[d];
+      r.bits_per_second = bits_per_second(r.bytes, seconds);
+      for (FlowInterval& f : r.flows) {
+        f.bits_per_second = bits_per_second(f.bytes, seconds);
+      }
+    }
+    open = seconds < kRow;
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::string iperf3_bytes(double bytes) { return adaptive(bytes, false) + "s"; }
@@ -134,8 +189,9 @@ std::string format_iperf3(const Run& run, Direction d) {
   std::string out;
   out += kIperf3IntervalHeader;
   out += '\n';
-  for (size_t k = 0; k < run.intervals.size(); ++k) {
-    const Interval& iv = run.intervals[k];
+  const std::vector<Interval> rows = table_rows(run.intervals);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const Interval& iv = rows[k];
     const DirectionInterval& di = iv.directions[d];
     if (several) {
       if (k > 0) {
@@ -261,6 +317,62 @@ std::string format_latency_table(const Run& run) {
   return out;
 }
 
+std::string format_latency_under_load(const Run& run) {
+  if (!run.latency_under_load) {
+    return {};
+  }
+  const LatencyUnderLoad& l = *run.latency_under_load;
+  std::string out = "latency under load";
+  for (const Phase& p : run.phases) {
+    out += (&p == &run.phases.front() ? " (" : ", ") + p.name +
+           printf_string(" %g s", p.end_s - p.start_s);
+  }
+  out += run.phases.empty() ? "\n" : ")\n";
+  const auto stats_row = [&](const std::string& name, const LatencyStats& s) {
+    std::string row = left(name, 22) + cell(std::to_string(s.count + s.lost), 8) +
+                      cell(std::to_string(s.lost), 7);
+    if (s.count == 0) {
+      for (int i = 0; i < 4; ++i) {
+        row += cell("-", 10);
+      }
+    } else {
+      for (double v : {s.mean, s.p50, s.p99, s.max}) {
+        row += cell(ms3(v), 10);
+      }
+    }
+    return row + "\n";
+  };
+  out += left("latency (ms)", 22) + cell("sent", 8) + cell("lost", 7) + cell("mean", 10) +
+         cell("p50", 10) + cell("p99", 10) + cell("max", 10) + "\n";
+  out += stats_row("idle RTT", l.idle_rtt);
+  out += stats_row("loaded RTT", l.loaded_rtt);
+  for (Direction d : kDirections) {
+    const std::string dk(direction_key(d));
+    if (l.idle_one_way) {
+      out += stats_row("idle one-way " + dk, (*l.idle_one_way)[d]);
+    }
+    if (l.loaded_one_way) {
+      out += stats_row("loaded one-way " + dk, (*l.loaded_one_way)[d]);
+    }
+  }
+  for (const auto& [dscp, s] : l.per_dscp) {
+    out += stats_row("loaded RTT " + dscp, s);
+  }
+  for (const auto& [dscp, s] : l.per_dscp_flow_srtt) {
+    out += stats_row("TCP SRTT " + dscp, s);
+  }
+  out += printf_string("induced latency   %.3f ms   bufferbloat grade %s\n", l.induced_latency_ms,
+                       l.grade.c_str());
+  out += printf_string("responsiveness    %.0f RPM (foreign %.3f ms", l.rpm, l.rpm_foreign_ms);
+  out += l.rpm_self_ms ? printf_string(", self %.3f ms)\n", *l.rpm_self_ms)
+                       : std::string(", no self probes)\n");
+  out += printf_string("fairness (Jain)   a->b %.3f   b->a %.3f   all %.3f\n", l.fairness.a_to_b,
+                       l.fairness.b_to_a, l.fairness_all);
+  out += "goodput (load)    a->b " + iperf3_bitrate(l.goodput_bps.a_to_b) + "   b->a " +
+         iperf3_bitrate(l.goodput_bps.b_to_a) + "\n";
+  return out;
+}
+
 std::string format_stage_table(const Run& run) {
   std::vector<std::string> stages;
   for (Direction d : kDirections) {
@@ -360,8 +472,9 @@ std::string format_run_report(const Run& run) {
       out += "\n" + format_ping_summary(name, p.rtt);
     }
   }
-  for (const std::string& section : {format_latency_table(run), format_stage_table(run),
-                                     format_comparison_table(run.comparison)}) {
+  for (const std::string& section :
+       {format_latency_table(run), format_latency_under_load(run), format_stage_table(run),
+        format_comparison_table(run.comparison)}) {
     if (!section.empty()) {
       out += "\n" + section;
     }

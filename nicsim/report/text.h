@@ -75,6 +75,10 @@ std::string format_ping_summary(std::string_view host, const LatencyStats& s,
 
 // One row per probe (RTT) plus, for probes with one-way delays, one row per direction.
 std::string format_latency_table(const Run& run);
+// The latency-under-load block (rrul): idle / loaded RTT and one-way statistics, per-DSCP
+// loaded RTT and flow SRTT, induced latency and bufferbloat grade, RPM, Jain's fairness, load
+// goodput. Empty when the run has no latency_under_load.
+std::string format_latency_under_load(const Run& run);
 // Mean time per stage and direction; empty when the run has no stage data.
 std::string format_stage_table(const Run& run);
 // "metric | published | simulated | error"; empty when there are no comparison rows.
@@ -85,7 +89,8 @@ std::string format_progress(size_t run_number, size_t run_count, std::string_vie
                             double simulated_s, double duration_s, double speed);
 
 // The whole human report of one run: heading, iperf3 table per direction with traffic, ping
-// summaries of ICMP probes, latency table, stage table, comparison table.
+// summaries of ICMP probes, latency table, latency under load, stage table, comparison table.
+// The iperf3 tables merge intervals shorter than 1 s (rrul bins) into rows of >= 1 s.
 std::string format_run_report(const Run& run);
 std::string format_results_report(const Results& results);
 

@@ -278,6 +278,65 @@ TEST(ReportText, ComparisonTable) {
   EXPECT_EQ(format_comparison_table({}), "");
 }
 
+TEST(ReportText, LatencyUnderLoadBlock) {
+  // The full sample's second run: idle RTT 344, 399 us; loaded 432, 558, 401, 1000 us + 3 lost;
+  // one-way, per-DSCP and SRTT rows; RPM 100000 with a self term.
+  const report::Run run = samples::full_sample_results().runs[1];
+  EXPECT_EQ(format_latency_under_load(run),
+            "latency under load (idle_before 0.5 s, load 1 s, idle_after 0.5 s)\n"
+            "latency (ms)              sent   lost      mean       p50       p99       max\n"
+            "idle RTT                     2      0     0.371     0.371     0.398     0.399\n"
+            "loaded RTT                   7      3     0.598     0.495     0.987     1.000\n"
+            "idle one-way a->b            1      0     0.500     0.500     0.500     0.500\n"
+            "loaded one-way a->b          2      0     0.605     0.605     0.698     0.700\n"
+            "idle one-way b->a            1      0     0.500     0.500     0.500     0.500\n"
+            "loaded one-way b->a          2      2         -         -         -         -\n"
+            "loaded RTT BE                4      1     0.464     0.432     0.555     0.558\n"
+            "loaded RTT CS1               3      3         -         -         -         -\n"
+            "loaded RTT EF                3      2     1.000     1.000     1.000     1.000\n"
+            "TCP SRTT CS5                 1      0     2.250     2.250     2.250     2.250\n"
+            "induced latency   0.226 ms   bufferbloat grade A+\n"
+            "responsiveness    100000 RPM (foreign 0.600 ms, self 2.250 ms)\n"
+            "fairness (Jain)   a->b 0.990   b->a 0.500   all 0.750\n"
+            "goodput (load)    a->b 4.00 Mbits/sec   b->a 12.0 Mbits/sec\n");
+  const std::string no_self = format_latency_under_load(samples::full_sample_results().runs[0]);
+  EXPECT_NE(no_self.find("(foreign 0.600 ms, no self probes)\n"), std::string::npos) << no_self;
+  EXPECT_EQ(no_self.find("one-way"), std::string::npos);
+  EXPECT_EQ(format_latency_under_load(report::Run{}), "");
+  EXPECT_NE(format_run_report(run).find("\nlatency under load ("), std::string::npos);
+}
+
+// rrul's short throughput bins (all < 0.5 s) print as 1 s iperf3 rows (bytes and retransmits
+// summed, rate recomputed, cwnd of the last bin); a trailing partial second is its own row.
+TEST(Iperf3Text, ShortBinsMergeIntoSecondRows) {
+  report::Run run;
+  for (int k = 0; k < 10; ++k) {
+    Interval iv;
+    iv.start_s = k * 0.25;
+    iv.end_s = (k + 1) * 0.25;
+    DirectionInterval& d = iv.directions.a_to_b;
+    d.bytes = 125'000;  // 4 Mbit/s over 0.25 s
+    d.bits_per_second = 4e6;
+    d.retransmits = k == 5 ? 2 : 0;
+    d.cwnd_bytes = 1024 * static_cast<uint64_t>(k + 1);
+    run.intervals.push_back(iv);
+  }
+  run.transfer.a_to_b.flows.push_back({5, {0, 2.5, 1'250'000, 4e6, 2}, {0, 2.5, 1'250'000, 4e6}});
+  run.transfer.a_to_b.sender = run.transfer.a_to_b.flows[0].sender;
+  run.transfer.a_to_b.receiver = run.transfer.a_to_b.flows[0].receiver;
+  const std::string t = format_iperf3(run, Direction::kAtoB);
+  EXPECT_NE(t.find("[  5]   0.00-1.00   sec   488 KBytes  4.00 Mbits/sec    0   4.00 KBytes"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("[  5]   1.00-2.00   sec   488 KBytes  4.00 Mbits/sec    2   8.00 KBytes"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("[  5]   2.00-2.50   sec   244 KBytes  4.00 Mbits/sec    0   10.0 KBytes"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("0.00-0.25"), std::string::npos);
+}
+
 TEST(ReportText, ProgressLine) {
   EXPECT_EQ(format_progress(2, 4, "bql=true rate=1Gbit", 12.5, 30, 41.3),
             "run 2/4 bql=true rate=1Gbit: 12.5/30 s simulated, 41x real time");

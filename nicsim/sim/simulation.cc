@@ -18,6 +18,7 @@
 #include "nicsim/model/usb_nic.h"
 #include "nicsim/model/wire.h"
 #include "nicsim/report/latency_recorder.h"
+#include "nicsim/report/latency_under_load.h"
 #include "nicsim/sim/engine.h"
 #include "nicsim/sim/index_set.h"
 #include "nicsim/sim/meta_table.h"
@@ -108,6 +109,7 @@ struct Simulation::World {
     int to = 1;
     Direction dir = Direction::kAtoB;
     int64_t stream_id = 5;
+    std::string name;  // flent's series name for rrul flows ("TCP upload BE"), else ""
     uint8_t dscp = 0;
     Time start;
     Time stop;
@@ -146,6 +148,10 @@ struct Simulation::World {
     // Interval bookkeeping: RTT samples in the current interval.
     Duration interval_sum;
     uint64_t interval_count = 0;
+    // Every probe in send order (report::ProbeSeries), indexed by seq - 1; one-way columns in
+    // the probe's own direction (forward = from -> to).
+    std::vector<Time> series_sent;
+    std::vector<std::optional<Duration>> series_rtt, series_forward, series_back;
   };
 
   struct Host final : model::NicSink, Process {
@@ -194,6 +200,7 @@ struct Simulation::World {
   static constexpr uint64_t kTagInterval = 1;
   static constexpr uint64_t kTagQueue = 2;
   static constexpr uint64_t kTagProgress = 3;
+  static constexpr uint64_t kTagStopFlow = 1'000'000;  // + flow index: the flow's stop time
 
   config::Run run_cfg;
   SimOptions options;
@@ -332,9 +339,58 @@ struct Simulation::World {
       add_probe(probe_name("udp", i), false, c.from, c.to, c.interval, c.size, c.start, c.stop,
                 c.dscp);
     }
-    if (!s.traffic.rrul.empty()) {
-      throw std::invalid_argument(
-          "traffic.rrul is not supported by the simulator yet (it arrives with issue 6)");
+    for (const config::RrulConfig& c : s.traffic.rrul) {
+      add_rrul(c);
+    }
+  }
+
+  // flent's rrul (tohojo/flent flent/tests/rrul.conf; docs/rrul.md): the 8 TCP flows during
+  // the load phase, named and marked as flent's data series, the three UDP probes and the ICMP
+  // ping for the whole test, phases idle_before / load / idle_after, throughput in `bin`s.
+  void add_rrul(const config::RrulConfig& c) {
+    struct Class {
+      const char* name;
+      uint8_t dscp;
+    };
+    static constexpr Class kClasses[] = {{"BE", 0}, {"BK", 8}, {"CS5", 40}, {"EF", 46}};
+    for (const bool upload : {true, false}) {
+      for (const Class& k : kClasses) {
+        add_tcp_flows(upload ? c.from : c.to, upload ? c.to : c.from, 1, c.load_start(),
+                      c.load_end(), k.dscp, std::nullopt);
+        flows.back()->name = std::string(upload ? "TCP upload " : "TCP download ") + k.name;
+      }
+    }
+    // flent's udp_rtt series (irtt, 'marking' EF, CS1, unmarked) and its ICMP ping (unmarked),
+    // named as in every back-end (docs/rrul.md; the flent export maps them to flent's names).
+    static constexpr Class kProbes[] = {{"udp_ef", 46}, {"udp_bk", 8}, {"udp_be", 0}};
+    const config::UdpProbeConfig udp_defaults;
+    const config::PingConfig ping_defaults;
+    for (const Class& k : kProbes) {
+      add_probe(unique_probe_name(k.name), false, c.from, c.to, c.probe_interval, udp_defaults.size,
+                c.start, c.end(), k.dscp);
+    }
+    add_probe(unique_probe_name("ping"), true, c.from, c.to, c.probe_interval, ping_defaults.size,
+              c.start, c.end(), 0);
+    const auto phase = [&](const char* name, Duration from, Duration to) {
+      out.phases.push_back(report::Phase{name, from.to_seconds(), to.to_seconds()});
+    };
+    phase("idle_before", c.start, c.load_start());
+    phase("load", c.load_start(), c.load_end());
+    phase("idle_after", c.load_end(), c.end());
+    options.interval = c.bin;
+  }
+
+  std::string unique_probe_name(const std::string& base) const {
+    std::string name = base;
+    for (int k = 2;; ++k) {
+      bool taken = false;
+      for (const auto& p : probes) {
+        taken = taken || p->name == name;
+      }
+      if (!taken) {
+        return name;
+      }
+      name = base + "-" + std::to_string(k);
     }
   }
 
@@ -471,6 +527,10 @@ struct Simulation::World {
                                            : PacketMeta::Kind::kProbeReply;
         const uint64_t seq = m.probe_seq;
         const Time sent = m.sent;
+        if (reply == PacketMeta::Kind::kProbeReply && sent < end && seq >= 1 &&
+            seq <= probe.series_forward.size()) {
+          probe.series_forward[seq - 1] = now - sent;  // the request's one-way delay
+        }
         meta.unref(handle, 1);
         send_probe_packet(host, probe, reply, seq, sent, now, now);
         return;
@@ -487,6 +547,12 @@ struct Simulation::World {
           if (m.kind == PacketMeta::Kind::kProbeReply) {
             probe.forward.add(m.forward_arrival - m.sent);
             probe.back.add(now - m.forward_arrival);
+          }
+          if (m.probe_seq >= 1 && m.probe_seq <= probe.series_rtt.size()) {
+            probe.series_rtt[m.probe_seq - 1] = rtt;
+            if (m.kind == PacketMeta::Kind::kProbeReply) {
+              probe.series_back[m.probe_seq - 1] = now - m.forward_arrival;
+            }
           }
         }
         break;
@@ -628,6 +694,12 @@ struct Simulation::World {
       Probe& p = *h.probing[e - tcp];
       while (p.next_send <= now && p.next_send < p.stop) {
         ++p.sent;
+        p.series_sent.push_back(p.next_send);
+        p.series_rtt.emplace_back();
+        if (!p.icmp) {
+          p.series_forward.emplace_back();
+          p.series_back.emplace_back();
+        }
         send_probe_packet(h, p,
                           p.icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
                           ++p.seq, p.next_send, Time::zero(), now);
@@ -693,6 +765,12 @@ struct Simulation::World {
       if (now + options.queue_sample <= end) {
         engine.schedule(now + options.queue_sample, &sampler, kTagQueue);
       }
+    } else if (tag >= kTagStopFlow && tag - kTagStopFlow < flows.size()) {
+      // The sending application stops at its `stop` (rrul's load end): no new data.
+      TcpFlow& f = *flows[tag - kTagStopFlow];
+      f.sender.stop_writing(now);
+      touch_sender(f);
+      reschedule(hosts[static_cast<size_t>(f.from)]);
     } else if (tag == kTagProgress) {
       if (progress) {
         progress(Progress{now.to_seconds(), end.to_seconds(), engine.stats().executed});
@@ -721,6 +799,9 @@ struct Simulation::World {
       fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
       fi.retransmits = retrans - f->last_retransmits;
       fi.cwnd_bytes = static_cast<uint64_t>(f->sender.cwnd()) * f->sender.params().mss;
+      if (f->started && f->sender.rtt().has_sample()) {
+        fi.srtt_ms = f->sender.rtt().srtt().to_ms();
+      }
       f->last_received = received;
       f->last_retransmits = retrans;
       d.bytes += fi.bytes;
@@ -747,7 +828,8 @@ struct Simulation::World {
   void sample_queues(Time now) {
     for (const Host& h : hosts) {
       const model::NicQueueSample q = h.nic->queue_sample();
-      report::QueueSeries& s = out.queues[h.name];
+      // Keyed "a" / "b" (the first / second host), as directions are (docs/results.md).
+      report::QueueSeries& s = out.queues[h.index == 0 ? "a" : "b"];
       s.time_s.push_back(now.to_seconds());
       s.qdisc_bytes.push_back(q.qdisc_bytes);
       s.qdisc_packets.push_back(q.qdisc_packets);
@@ -776,6 +858,11 @@ struct Simulation::World {
     engine.schedule(min(Time::zero() + options.interval, end), &sampler, kTagInterval);
     engine.schedule(Time::zero(), &sampler, kTagQueue);
     engine.schedule(Time::zero(), &sampler, kTagProgress);
+    for (const auto& f : flows) {
+      if (f->stop < end) {
+        engine.schedule(f->stop, &sampler, kTagStopFlow + f->index);
+      }
+    }
     engine.run_until(end);
     if (out.intervals.empty() || last_interval_start < end) {
       close_interval(end);
@@ -790,6 +877,8 @@ struct Simulation::World {
       report::DirectionTransfer& d = out.transfer[f->dir];
       report::FlowTransfer ft;
       ft.id = f->stream_id;
+      ft.name = f->name;
+      ft.dscp = f->dscp;
       const double start_s = f->start.to_seconds();
       const double stop_s = f->stop.to_seconds();
       ft.sender.start_s = start_s;
@@ -845,6 +934,8 @@ struct Simulation::World {
         ow[fwd].lost = pl.rtt.lost;
         pl.one_way = ow;
       }
+      pl.dscp = p->dscp;
+      pl.series = probe_series(*p);
       out.latency_ms[p->name] = pl;
     }
     static const char* kStageNames[4] = {"qdisc", "ring", "wire", "rx"};
@@ -853,8 +944,37 @@ struct Simulation::World {
         out.stages[dir].push_back(stages[static_cast<size_t>(dir)][i].result(kStageNames[i]));
       }
     }
+    out.latency_under_load = report::compute_latency_under_load(out);
     compare_published();
     (void)seconds;
+  }
+
+  // The probe's samples in send order, without the probes still on their way at the end (sent
+  // within the last second and unanswered), which the statistics do not count as lost either.
+  report::ProbeSeries probe_series(const Probe& p) const {
+    report::ProbeSeries s;
+    const auto ms = [](const std::optional<Duration>& d) -> std::optional<double> {
+      return d ? std::optional<double>(d->to_ms()) : std::nullopt;
+    };
+    const bool one_way = !p.icmp;
+    std::vector<std::optional<double>> forward, back;
+    for (size_t k = 0; k < p.series_sent.size(); ++k) {
+      if (!p.series_rtt[k] && p.series_sent[k] + Duration::s(1) > end) {
+        continue;
+      }
+      s.time_s.push_back(p.series_sent[k].to_seconds());
+      s.rtt_ms.push_back(ms(p.series_rtt[k]));
+      if (one_way) {
+        forward.push_back(ms(p.series_forward[k]));
+        back.push_back(ms(p.series_back[k]));
+      }
+    }
+    if (one_way) {
+      const bool a_to_b = p.from == 0;
+      s.one_way_a_to_b_ms = a_to_b ? std::move(forward) : std::move(back);
+      s.one_way_b_to_a_ms = a_to_b ? std::move(back) : std::move(forward);
+    }
+    return s;
   }
 
   // The simulated value of a [published] metric, if this run measures it.
@@ -879,6 +999,12 @@ struct Simulation::World {
     }
     if (metric == "retransmits") {
       return static_cast<double>(out.retransmits);
+    }
+    if (const auto& l = out.latency_under_load) {  // rrul (docs/rrul.md)
+      if (metric == "induced_latency_ms") return l->induced_latency_ms;
+      if (metric == "rpm") return l->rpm;
+      if (metric == "idle_latency_ms" && l->idle_rtt.count > 0) return l->idle_rtt.mean;
+      if (metric == "loaded_latency_ms" && l->loaded_rtt.count > 0) return l->loaded_rtt.mean;
     }
     const report::ProbeLatency* ping = first_probe("icmp");
     if (ping != nullptr && ping->rtt.count > 0) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nicsim/config/scenario.h"
 
@@ -104,6 +106,104 @@ interval = "10ms"
   EXPECT_GT(r1.goodput_bps[report::Direction::kBtoA], 10e6);
   ASSERT_TRUE(r1.latency_ms.at("udp").one_way.has_value());
   EXPECT_GT(r1.latency_ms.at("udp").one_way->a_to_b.count, 100u);
+}
+
+// rrul (docs/rrul.md): phases, flent's flows (names, DSCP, the load window, nothing new after
+// it), the four probes' series for idle + load + idle, 50 ms bins, latency_under_load; the
+// cached wake-ups agree with a full scan (the load's end is an event the sender must see).
+TEST(Simulation, RrulWorkload) {
+  const std::string text = std::string(kBase) + R"(
+[[traffic.rrul]]
+from = "a"
+to = "b"
+start = "0.5s"
+idle = "1s"
+load = "2s"
+probe_interval = "10ms"
+bin = "50ms"
+)";
+  config::LoadedScenario s = load(text);
+  SimOptions o;
+  o.check_wakeups = true;
+  const report::Run r = Simulation(s.runs[0], o).run();
+  EXPECT_EQ(r, Simulation(s.runs[0]).run());  // deterministic, with or without the check
+  ASSERT_EQ(r.phases.size(), 3u);
+  EXPECT_EQ(r.phases[0], (report::Phase{"idle_before", 0.5, 1.5}));
+  EXPECT_EQ(r.phases[1], (report::Phase{"load", 1.5, 3.5}));
+  EXPECT_EQ(r.phases[2], (report::Phase{"idle_after", 3.5, 4.5}));
+  ASSERT_EQ(r.intervals.size(), 100u);  // 5 s in 50 ms bins
+  for (report::Direction d : report::kDirections) {
+    const report::DirectionTransfer& t = r.transfer[d];
+    ASSERT_EQ(t.flows.size(), 4u);
+    const char* prefix = d == report::Direction::kAtoB ? "TCP upload " : "TCP download ";
+    const std::pair<const char*, int> classes[] = {{"BE", 0}, {"BK", 8}, {"CS5", 40}, {"EF", 46}};
+    for (size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(t.flows[k].name, std::string(prefix) + classes[k].first);
+      EXPECT_EQ(t.flows[k].dscp, classes[k].second);
+      EXPECT_EQ(t.flows[k].sender.start_s, 1.5);
+      EXPECT_EQ(t.flows[k].sender.end_s, 3.5);
+    }
+    EXPECT_GT(r.latency_under_load->goodput_bps[d], 80e6);
+    // Nothing before the load; nothing new once the last in-flight data has drained.
+    for (const report::Interval& iv : r.intervals) {
+      if (iv.end_s <= 1.5 + 1e-9 || iv.start_s >= 3.7 - 1e-9) {
+        EXPECT_EQ(iv.directions[d].bytes, 0u) << iv.start_s;
+      }
+    }
+  }
+  for (const char* name : {"ping", "udp_ef", "udp_bk", "udp_be"}) {
+    const report::ProbeLatency& p = r.latency_ms.at(name);
+    ASSERT_EQ(p.series.time_s.size(), 400u) << name;  // 4 s every 10 ms
+    EXPECT_DOUBLE_EQ(p.series.time_s.front(), 0.5);
+    EXPECT_EQ(p.series.rtt_ms.size(), 400u);
+    EXPECT_EQ(p.series.one_way_a_to_b_ms.empty(), p.kind == "icmp");
+  }
+  EXPECT_EQ(r.latency_ms.at("udp_ef").dscp, 46);
+  EXPECT_EQ(r.latency_ms.at("udp_bk").dscp, 8);
+  ASSERT_TRUE(r.latency_under_load.has_value());
+  const report::LatencyUnderLoad& l = *r.latency_under_load;
+  EXPECT_EQ(l.idle_rtt.count + l.idle_rtt.lost, 4u * 200);
+  EXPECT_EQ(l.loaded_rtt.count + l.loaded_rtt.lost, 4u * 200);
+  EXPECT_GT(l.loaded_rtt.mean, l.idle_rtt.mean + 1.0);  // the load queues
+  EXPECT_GT(l.rpm, 0.0);
+  EXPECT_TRUE(l.rpm_self_ms.has_value());
+  EXPECT_EQ(l.per_dscp_flow_srtt.size(), 4u);
+  EXPECT_EQ(report::check_results(report::Results{{}, {r}}), std::vector<std::string>{});
+}
+
+TEST(Simulation, RrulPublishedMetrics) {
+  const std::string text = std::string(kBase) + R"(
+[[traffic.rrul]]
+from = "a"
+to = "b"
+idle = "1s"
+load = "3s"
+[published]
+induced_latency_ms = 10.0
+rpm = 1000.0
+idle_latency_ms = 2.0
+loaded_latency_ms = 12.0
+)";
+  config::LoadedScenario s = load(text);
+  const report::Run r = Simulation(s.runs[0]).run();
+  ASSERT_TRUE(r.latency_under_load.has_value());
+  const report::LatencyUnderLoad& l = *r.latency_under_load;
+  ASSERT_EQ(r.comparison.size(), 4u);
+  for (const report::Comparison& c : r.comparison) {
+    ASSERT_TRUE(c.simulated.has_value()) << c.metric;
+  }
+  const auto simulated = [&](const std::string& m) {
+    for (const report::Comparison& c : r.comparison) {
+      if (c.metric == m) {
+        return *c.simulated;
+      }
+    }
+    return -1.0;
+  };
+  EXPECT_EQ(simulated("induced_latency_ms"), l.induced_latency_ms);
+  EXPECT_EQ(simulated("rpm"), l.rpm);
+  EXPECT_EQ(simulated("idle_latency_ms"), l.idle_rtt.mean);
+  EXPECT_EQ(simulated("loaded_latency_ms"), l.loaded_rtt.mean);
 }
 
 TEST(Simulation, VaryAndPublishedComparison) {

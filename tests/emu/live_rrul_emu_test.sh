@@ -35,8 +35,8 @@ delay = "5ms"
 [[traffic.rrul]]
 from = "a"
 to = "b"
-start = "1s"
-stop = "4s"
+idle = "1s"
+load = "3s"
 probe_interval = "50ms"
 TOML
 NICSIM_PRESETS="$src/presets" "$nicsim" emulate "$work/rrul.toml" --json "$work/r.json" \

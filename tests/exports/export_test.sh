@@ -7,10 +7,17 @@
 #  2. `nicsim export` of the JSON gives byte-identical flent files to `nicsim run --flent`;
 #  3. the CSV tables parse and agree with the JSON;
 #  4. `nicsim compare` prints one row per run with the JSON's goodput and p50/p99;
-#  5. bad results files / command lines exit 2 with one line naming the file and JSON path.
-# Usage: export_test.sh NICSIM_BINARY SOURCE_DIR
+#  5. bad results files / command lines exit 2 with one line naming the file and JSON path;
+#  6. an rrul-shaped document (report_schema_sample's full sample: rrul flow names, DSCP-marked
+#     probes with per-sample series, phases) loads in flent as flent's "rrul" test, with flent's
+#     statistics of the ping series equal to the probe's statistics.
+#  7. a real rrul (nicsim server + nicsim rrul on 127.0.0.1, 2.5 s): flent reads the export as
+#     its rrul test and every flow's and probe's statistics equal nicsim's (probe samples ->
+#     exact count/min/p50/p99/max/mean/mdev); the run plots (totals with phases, CDF).
+# Usage: export_test.sh NICSIM_BINARY SOURCE_DIR [REPORT_SCHEMA_SAMPLE_BINARY]
 set -euo pipefail
-source "$(dirname "$0")/common.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"
 command -v flent >/dev/null || fail "flent not installed (run scripts/setup.sh)"
 $py -c 'import numpy' || fail "python3-numpy not installed (run scripts/setup.sh)"
 
@@ -30,71 +37,8 @@ cmp one.flent.gz run-2-bql_true.flent.gz || fail "--run bql=true"
 for i in 1 2; do
   f=$(ls run-$i-*.flent.gz)
   flent -i "$f" -f stats -o stats$i.txt >flent$i.log 2>&1 || { cat flent$i.log; fail "flent -i $f"; }
-  $py - r.json $((i - 1)) stats$i.txt "$f" <<'PY' || fail "flent stats of $f differ from nicsim's"
-import gzip, json, re, sys
-import numpy as np
-res = json.load(open(sys.argv[1]))
-run = res["runs"][int(sys.argv[2])]
-flent_doc = json.load(gzip.open(sys.argv[4], "rt"))
-# Parse flent's "stats" output: " SERIES:\n  Key: value [unit]".
-stats, cur = {}, None
-for line in open(sys.argv[3]):
-    m = re.match(r"^ (\S.*):$", line.rstrip("\n"))
-    if m:
-        cur = stats.setdefault(m.group(1), {})
-        continue
-    m = re.match(r"^  ([^:]+):\s+(-?[0-9.]+)", line)
-    if m and cur is not None:
-        cur[m.group(1).strip()] = float(m.group(2))
-problems = []
-def same(what, got, want, tol=2e-6):
-    if abs(got - want) > tol * max(1.0, abs(want)):
-        problems.append("%s: flent %r, nicsim %r" % (what, got, want))
-checked = 0
-n = len(run["intervals"])
-for d, prefix in (("a->b", "TCP upload BE::"), ("b->a", "TCP download BE::")):
-    for k, flow in enumerate(run["transfer"][d]["flows"]):
-        name = prefix + str(k + 1)
-        s = stats.get(name)
-        if s is None:
-            problems.append("flent printed no %s" % name); continue
-        rates = [f["bits_per_second"] / 1e6 for iv in run["intervals"]
-                 for f in iv["directions"][d]["flows"] if f["id"] == flow["id"]]
-        got_bytes = sum(f["bytes"] for iv in run["intervals"]
-                        for f in iv["directions"][d]["flows"] if f["id"] == flow["id"])
-        same(name + " mean = goodput", s["Mean"], flow["receiver"]["bits_per_second"] / 1e6)
-        same(name + " total = bytes delivered", s["Total"], flow["receiver"]["bytes"] * 8 / 1e6)
-        same(name + " total = interval bytes", s["Total"], got_bytes * 8 / 1e6)
-        same(name + " min", s["Min"], min(rates))
-        same(name + " max", s["Max"], max(rates))
-        same(name + " median", s["Median"], float(np.median(rates)))
-        same(name + " data points", s["Data points"], n)
-        checked += 1
-probe_series = {"icmp": "Ping (ms) ICMP", "udp": "Ping (ms) UDP BE"}
-for probe, p in run["latency_ms"].items():
-    name = probe_series[p["kind"]]
-    s = stats.get(name)
-    if s is None:
-        problems.append("flent printed no %s" % name); continue
-    if "series" in p and p["series"]["time_s"]:
-        # every sample: flent's statistics are the probe's statistics
-        same(name + " count", s["Data points"], p["count"])
-        for key, flent_key in (("min", "Min"), ("p50", "Median"), ("p99", "99th %"),
-                               ("max", "Max"), ("mean", "Mean"), ("mdev", "Std dev")):
-            same(name + " " + key, s[flent_key], p[key])
-    else:
-        # no samples in the file: flent sees the per-interval means
-        means = [iv["latency_ms"][probe] for iv in run["intervals"] if probe in iv["latency_ms"]]
-        same(name + " mean", s["Mean"], float(np.mean(means)))
-        same(name + " median", s["Median"], float(np.median(means)))
-        same(name + " data points", s["Data points"], len(means))
-    checked += 1
-if checked != 5:
-    problems.append("checked %d series, want 5 (3 flows, 2 probes)" % checked)
-for p in problems:
-    print(p, file=sys.stderr)
-sys.exit(1 if problems else 0)
-PY
+  $py "$here/check_flent_stats.py" r.json $((i - 1)) stats$i.txt "$f" 5 \
+    || fail "flent stats of $f differ from nicsim's"
 done
 
 # 3. CSV tables agree with the JSON.
@@ -159,4 +103,70 @@ expect_usage_error "nothing to do: give --csv or --flent" "$nicsim" export r.jso
 expect_usage_error "missing the results files" "$nicsim" compare
 "$nicsim" export --help | grep -q "flent -i OUT -f stats" || fail "export --help"
 "$nicsim" compare --help | grep -q "induced latency" || fail "compare --help"
+# 6. rrul-shaped document with probe samples.
+if [ -n "${3:-}" ]; then
+  "$3" full > full.json
+  "$nicsim" export full.json --flent rrul.flent.gz --run "bql=true rate=1Gbit" 2>/dev/null
+  flent -i rrul.flent.gz -f stats -o rrul_stats.txt >flent_rrul.log 2>&1 \
+    || { cat flent_rrul.log; fail "flent -i rrul.flent.gz"; }
+  $py - full.json rrul_stats.txt rrul.flent.gz <<'PY' || fail "flent stats of the rrul sample"
+import gzip, json, re, sys
+import numpy as np
+run = json.load(open(sys.argv[1]))["runs"][1]
+doc = json.load(gzip.open(sys.argv[3], "rt"))
+assert doc["metadata"]["NAME"] == "rrul", doc["metadata"]["NAME"]
+stats, cur = {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r"^ (\S.*):$", line.rstrip("\n"))
+    if m:
+        cur = stats.setdefault(m.group(1), {}); continue
+    m = re.match(r"^  ([^:]+):\s+(-?[0-9.]+)", line)
+    if m and cur is not None:
+        cur[m.group(1).strip()] = float(m.group(2))
+# flent computed rrul's derived series from ours (rrul.conf DATA_SETS)
+for name in ("TCP upload BE", "TCP upload EF", "TCP download BE", "TCP download EF",
+             "TCP upload sum", "TCP download sum", "TCP totals", "Ping (ms) ICMP",
+             "Ping (ms) UDP EF", "Ping (ms) avg"):
+    assert name in stats, (name, sorted(stats))
+def same(what, got, want):
+    assert abs(got - want) <= 2e-6 * max(1.0, abs(want)), (what, got, want)
+ping = run["latency_ms"]["ping"]   # its series holds exactly the samples of its statistics
+s = stats["Ping (ms) ICMP"]
+same("count", s["Data points"], ping["count"])
+for key, fk in (("min", "Min"), ("p50", "Median"), ("p99", "99th %"), ("max", "Max"),
+                ("mean", "Mean"), ("mdev", "Std dev")):
+    same("ping " + key, s[fk], ping[key])
+ef = [v for v in run["latency_ms"]["udp_ef"]["series"]["rtt_ms"] if v is not None]
+same("udp_ef samples", stats["Ping (ms) UDP EF"]["Data points"], len(ef))
+same("udp_ef median", stats["Ping (ms) UDP EF"]["Median"], float(np.median(ef)))
+flow = run["transfer"]["a->b"]["flows"][1]
+assert flow["name"] == "TCP upload EF"
+same("TCP upload EF mean", stats["TCP upload EF"]["Mean"], flow["receiver"]["bits_per_second"] / 1e6)
+PY
+fi
+# 7. a real rrul on the loopback.
+"$nicsim" server --listen 127.0.0.1:0 --request-timeout 2s 2>server.log &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf "$work"' EXIT
+port=
+for _ in $(seq 1 50); do
+  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' server.log)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || fail "server did not start: $(cat server.log)"
+"$nicsim" rrul "127.0.0.1:$port" --idle 0.5s --duration 1.5s --probe-interval 20ms \
+  --json live.json --quiet >/dev/null 2>live.err || { cat live.err; fail "nicsim rrul"; }
+"$nicsim" export live.json --flent live.flent.gz 2>/dev/null
+flent -i live.flent.gz -f stats -o live_stats.txt >flent_live.log 2>&1 \
+  || { cat flent_live.log; fail "flent -i live.flent.gz"; }
+n=$($py -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]; print(sum(len(r["transfer"][d]["flows"]) for d in ("a->b","b->a")) + len(r["latency_ms"]))' live.json)
+[ "$n" -ge 11 ] || fail "live rrul: $n flows + probes, want 8 + 3 or 4"
+$py -c 'import gzip,json,sys; assert json.load(gzip.open(sys.argv[1],"rt"))["metadata"]["NAME"] == "rrul"' \
+  live.flent.gz || fail "live rrul is not flent's rrul"
+$py "$here/check_flent_stats.py" live.json 0 live_stats.txt live.flent.gz "$n" \
+  || fail "flent stats of the live rrul differ from nicsim's"
+"$nicsim" plot live.json -o live_totals.svg 2>/dev/null || fail "plot live totals"
+grep -q "idle_before" live_totals.svg || fail "live totals: no phase marks"
+"$nicsim" plot live.json --kind cdf -o live_cdf.png 2>/dev/null || fail "plot live cdf"
 echo "export test: ok"

@@ -2,7 +2,9 @@
 # End-to-end checks of `nicsim plot` (CTest: cli_plot): every kind renders through Debian's
 # gnuplot to PNG (signature, IHDR size 1000x600) and SVG (parses as XML, has the plot's
 # title, axis labels, legend entries and drawn paths); errors exit 2 with one line.
-# Usage: plot_test.sh NICSIM_BINARY SOURCE_DIR
+# With REPORT_SCHEMA_SAMPLE_BINARY, also the rrul-shaped full sample: totals with phase marks
+# and the CDF from probe samples.
+# Usage: plot_test.sh NICSIM_BINARY SOURCE_DIR [REPORT_SCHEMA_SAMPLE_BINARY]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "gnuplot not installed (run scripts/setup.sh)"
@@ -57,6 +59,18 @@ else
     "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png
 fi
 
+if [ -n "${3:-}" ]; then
+  "$3" full > full.json
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" --kind cdf -o full_cdf.png 2>/dev/null
+  check_png full_cdf.png
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" --kind cdf -o full_cdf.svg 2>/dev/null
+  check_svg full_cdf.svg "Latency CDF (RTT)" "ping (icmp, n=5)" "udp_ef (udp, n=1)"
+  "$nicsim" plot full.json --run "bql=true rate=1Gbit" -o full_totals.svg 2>/dev/null
+  check_svg full_totals.svg "idle_before" "load" "idle_after"
+  "$nicsim" plot full.json --kind compare -o full_cmp.svg 2>/dev/null
+  check_svg full_cmp.svg "Goodput vs induced latency" "induced latency (ms)"
+fi
+
 # Errors.
 expect_error 2 "r.json has 2 runs; pick one with --run LABEL (runs: 'bql=false', 'bql=true')" \
   "$nicsim" plot r.json -o x.png
@@ -67,6 +81,15 @@ expect_usage_error "the file name must end in .png or .svg" "$nicsim" plot r.jso
 expect_usage_error "--kind: expected totals, cdf or compare, got 'box'" \
   "$nicsim" plot r.json -o x.png --kind box
 [ ! -e x.png ] || fail "a failed plot left x.png"
+# gnuplot failing: its error line, exit 1; gnuplot "succeeding" without output: exit 1.
+mkdir fakebin
+printf '#!/bin/sh\necho "   ^" >&2\necho "\\"plot.gp\\" line 3: boom" >&2\nexit 1\n' > fakebin/gnuplot
+chmod +x fakebin/gnuplot
+expect_error 1 'gnuplot failed: "plot.gp" line 3: boom' env PATH="$work/fakebin" \
+  "$nicsim" plot r.json --run bql=false -o x.png
+printf '#!/bin/sh\nexit 0\n' > fakebin/gnuplot
+expect_error 1 "gnuplot exited 0 but wrote nothing to x.png" env PATH="$work/fakebin" \
+  "$nicsim" plot r.json --run bql=false -o x.png
 "$nicsim" plot --help | grep -q "gnuplot-nox" || fail "plot --help"
 ls /tmp | grep -q '^nicsim-plot-' && [ -n "$(find /tmp -maxdepth 1 -name 'nicsim-plot-*' -newer r.json)" ] \
   && fail "scratch directory left behind"

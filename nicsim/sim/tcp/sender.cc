@@ -103,6 +103,15 @@ void TcpSender::do_segment(const Segment& seg, Time now) {
   }
 }
 
+void TcpSender::do_stop_writing(Time now) {
+  (void)now;
+  if (state_ != State::kEstablished) {
+    stop_writing_ = true;
+    return;
+  }
+  write_seq_ = std::min(write_seq_, snd_nxt_);
+}
+
 void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   sack_ok_ = params_.sack && (seg.options & kOptSackPermitted) != 0;
   ts_ok_ = params_.timestamps && (seg.options & kOptTimestamp) != 0;
@@ -127,6 +136,9 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   snd_nxt_ = 1;
   write_seq_ =
       params_.bytes_to_send > 0 ? 1 + static_cast<uint64_t>(params_.bytes_to_send) : kUnlimited;
+  if (stop_writing_) {
+    write_seq_ = 1;  // the application stopped before the connection was up
+  }
   snd_wnd_ = seg.wnd;
   max_packets_seq_ = snd_nxt_;
   state_ = State::kEstablished;

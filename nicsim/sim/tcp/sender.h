@@ -161,6 +161,15 @@ class TcpSender {
     do_local_congestion(now);
     refresh();
   }
+  // The application stops writing (the end of iperf3 -t / netperf -l, flent's load phase): no
+  // new data after what TCP already sent; data in flight is still delivered, retransmitted and
+  // acknowledged. Deviation: a real sender would also flush the unsent part of its socket
+  // buffer; here the send buffer is an unacknowledged-bytes limit, not an autotuned sndbuf, so
+  // that part is dropped. No FIN: the connection stays open and idle.
+  void stop_writing(Time now) {
+    do_stop_writing(now);
+    refresh();
+  }
   // The earliest timer (RTO/SYN, persist, pacing); nullopt when none is armed.
   std::optional<Time> next_event() const { return next_event_; }
   // Runs the timers due at `now`.
@@ -217,6 +226,7 @@ class TcpSender {
   void do_local_drop(const Segment& seg, Time now);
   void do_local_congestion(Time now);
   void do_advance(Time now);
+  void do_stop_writing(Time now);
   std::optional<Time> compute_next_event() const;
   void refresh() { next_event_ = compute_next_event(); }
   void on_syn_ack(const Segment& seg, Time now);
@@ -267,6 +277,7 @@ class TcpSender {
   uint64_t snd_nxt_ = 0;
   uint64_t write_seq_ = 0;  // one past the last data byte (kUnlimited for an infinite source)
   bool fin_sent_ = false;
+  bool stop_writing_ = false;  // stop_writing() before the connection was established
   uint32_t snd_wnd_ = 0;
   uint64_t peer_ack_ = 0;     // what our segments acknowledge (peer ISN + 1)
   uint32_t ts_recent_ = 0;    // peer's last TSval (echoed)

@@ -644,6 +644,32 @@ TEST(TcpSender, FiniteTransferEndsWithFinAndCompletes) {
   EXPECT_EQ(d.snd.sample(d.now).bytes_acked, 5000u);
 }
 
+// The application stops writing (rrul's load end): nothing new after snd_nxt, in-flight data
+// still acknowledged; before the handshake completes, nothing is sent at all.
+TEST(TcpSender, StopWritingSendsNothingNew) {
+  Driver d(base());
+  auto v = d.establish(Duration::ms(10));
+  ASSERT_EQ(v.size(), 10u);  // IW 10
+  d.snd.stop_writing(d.now);
+  EXPECT_FALSE(d.snd.has_output());
+  d.now += Duration::ms(10);
+  EXPECT_TRUE(d.data(d.on(ack(S(5)))).empty());  // cwnd grows, but no new data
+  EXPECT_EQ(d.snd.snd_nxt(), S(10));
+  d.on(ack(S(10)));
+  EXPECT_EQ(d.snd.sample(d.now).bytes_acked, 10u * kMss);
+  EXPECT_EQ(d.snd.scoreboard().packets_out(), 0u);
+  EXPECT_FALSE(d.snd.rto_deadline().has_value());
+
+  Driver early(base());
+  early.snd.connect(early.now);
+  early.take();
+  early.snd.stop_writing(early.now);
+  early.now += Duration::ms(10);
+  early.snd.on_segment(syn_ack(), early.now);
+  EXPECT_TRUE(early.data(early.take()).empty());
+  EXPECT_EQ(early.snd.snd_nxt(), 1u);
+}
+
 TEST(TcpSender, TimestampsAreEchoedAndGiveRttAfterRetransmission) {
   // RFC 7323 §4: TSval on every segment, TSecr echoes the peer; Linux falls back to the
   // echo for the RTT of retransmitted data.

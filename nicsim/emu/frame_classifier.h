@@ -1,0 +1,41 @@
+#pragma once
+// Frame classification — what the host kernel's stack would have put in the sk_buff of a
+// frame the emulator read from a host: skb->priority (from the IPv4 TOS, rt_tos2priority, as
+// the IPv4 stack sets it for sockets without SO_PRIORITY), the TOS byte (DSCP + ECN) and a
+// flow hash over the addresses, protocol and ports (the flow dissector's inputs; fq_codel and
+// multi-queue selection classify on it). Non-IPv4 frames (ARP, IPv6) get priority 0, TOS 0 and
+// a hash of the MAC addresses and EtherType.
+//
+// And the reverse: when an emulated qdisc marks a packet CE (CoDel/fq_codel ECN), the mark is
+// written into the frame's IPv4 header (TOS byte + incremental header checksum, RFC 1624) so
+// the receiving kernel sees it.
+//
+// The bytes come from programs in the hosts: untrusted, any length. Nothing here reads past
+// the frame (frame_classifier_fuzz checks it).
+
+#include <cstdint>
+#include <span>
+
+#include "nicsim/core/packet.h"
+
+namespace nicsim::emu {
+
+struct FrameInfo {
+  bool ipv4 = false;
+  uint8_t tos = 0;
+  uint8_t protocol = 0;  // IPv4 protocol (1 ICMP, 6 TCP, 17 UDP), 0 if not IPv4
+  uint32_t flow_hash = 0;
+  size_t ip_offset = 0;  // offset of the IPv4 header in the frame (after Ethernet/VLAN)
+};
+
+// Parses Ethernet (+ one 802.1Q tag) and IPv4 headers of `frame`.
+FrameInfo classify_frame(std::span<const uint8_t> frame);
+
+// Sets p.tos, p.priority and p.flow_hash (and p.flow_id = the hash) from p.payload's bytes.
+void classify(Packet& p);
+
+// Writes p's ECN codepoint into its IPv4 header if they differ (a qdisc marked CE). Returns
+// whether the bytes changed. Frames that are not IPv4 are left alone.
+bool write_ecn(Packet& p);
+
+}  // namespace nicsim::emu
