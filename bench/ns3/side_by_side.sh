@@ -81,7 +81,7 @@ else:
          "events": m["events"], "wall_s": round(wall, 3), "cpu_s": None,
          "events_per_s": round(m["events"] / wall), "sim_per_wall": round(run["duration_s"] / wall, 2)}
 r.update(proc)
-print(json.dumps(r))
+print(json.dumps(r, separators=(",", ":")))
 EOF
 }
 

@@ -152,7 +152,6 @@ class Engine {
     if (!epoll_.valid()) {
       throw_errno("epoll_create1");
     }
-    token_ = 1000;
     int64_t same_dir[2] = {0, 0};
     for (const FlowPlan& fp : plan.flows) {
       auto f = std::make_unique<Flow>();
@@ -209,8 +208,20 @@ class Engine {
       }
       stopped = wait(next_deadline(now));
     }
+    if (stopped) {
+      // Stopped early (a signal): the run ends now, and every total is over what ran.
+      const int64_t now = mono_ns();
+      if (now < end_) {
+        end_ = std::max(now, last_interval_);
+        for (auto& f : flows_) {
+          if (!f->at_stop && f->phase != FlowPhase::kPending) {
+            f->at_stop = received(*f);
+          }
+        }
+      }
+    }
     if (last_interval_ < end_) {
-      close_interval(std::min(mono_ns(), end_));
+      close_interval(end_);
     }
     return finish();
   }
@@ -833,6 +844,7 @@ class Engine {
 
   report::Run finish() {
     report::Run& out = out_;
+    const Duration ran = Duration::ns(end_ - t0_);  // the plan's duration unless stopped early
     for (const auto& f : flows_) {
       if (f->phase != FlowPhase::kPending && !f->accepted) {
         log("flow " + std::to_string(f->stream_id) + " (" +
@@ -845,7 +857,7 @@ class Engine {
         log("probe " + p->plan.name + ": the server's echo reflector never answered");
       }
     }
-    out.duration_s = plan_.duration.to_seconds();
+    out.duration_s = ran.to_seconds();
     for (auto& fp : flows_) {
       Flow& f = *fp;
       report::DirectionTransfer& d = out.transfer[f.plan.dir];
@@ -854,7 +866,7 @@ class Engine {
       ft.name = f.plan.name;
       ft.dscp = f.plan.dscp;
       const double start_s = f.plan.start.to_seconds();
-      const double stop_s = f.plan.stop.to_seconds();
+      const double stop_s = std::max(min(f.plan.stop, ran), f.plan.start).to_seconds();
       ft.sender.start_s = ft.receiver.start_s = start_s;
       ft.sender.end_s = ft.receiver.end_s = stop_s;
       if (f.upload) {
@@ -937,7 +949,10 @@ class Engine {
       out.latency_ms[p.plan.name] = pl;
     }
     for (const PhasePlan& ph : plan_.phases) {
-      out.phases.push_back(report::Phase{ph.name, ph.start.to_seconds(), ph.end.to_seconds()});
+      if (ph.start < ran) {  // an early stop cuts the phases short
+        out.phases.push_back(
+            report::Phase{ph.name, ph.start.to_seconds(), min(ph.end, ran).to_seconds()});
+      }
     }
     out.latency_under_load = report::compute_latency_under_load(out);
     return std::move(out_);
@@ -946,7 +961,6 @@ class Engine {
   const TrafficPlan& plan_;
   const ClientOptions& opt_;
   Fd epoll_;
-  uint64_t token_ = 0;
   uint64_t token_seed_ = 0;
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::unique_ptr<Probe>> probes_;

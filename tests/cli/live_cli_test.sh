@@ -3,7 +3,8 @@
 # left out with a notice when neither a raw nor a ping socket is allowed). Pins: usage errors
 # exit 2 with one line; a refused connection exits 1 naming the address; a short rrul against a
 # server on an ephemeral port writes a valid JSON document (backend "live") with 8 flows and
-# the UDP probes; the server logs a refused garbage client and exits 0 on SIGTERM.
+# the UDP probes; a run stopped by SIGTERM exits 143 with results cut at the stop; the server
+# logs a refused garbage client and exits 0 on SIGTERM.
 # Usage: live_cli_test.sh NICSIM SOURCE_DIR
 set -euo pipefail
 nicsim=$1
@@ -68,6 +69,26 @@ assert run["backend"] == "live"
 assert [len(run["transfer"][d]["flows"]) for d in ("a->b", "b->a")] == [4, 4]
 for p in ("udp_ef", "udp_bk", "udp_be"):
     assert run["latency_ms"][p]["count"] > 0, p
+PY
+# A run stopped early (SIGTERM) reports over what ran and exits 128 + 15.
+"$nicsim" rrul "127.0.0.1:$port" --idle 0s --duration 30s --json "$work/stopped.json" --quiet \
+  >/dev/null 2>&1 &
+rrul_pid=$!
+sleep 1.5
+kill -TERM "$rrul_pid"
+set +e
+wait "$rrul_pid"; rc=$?
+set -e
+[ $rc = 143 ] || fail "rrul stopped by SIGTERM exited $rc"
+python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
+  "$work/stopped.json" || fail "the stopped run's JSON does not validate"
+python3 - "$work/stopped.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+assert 0 < run["duration_s"] < 30, run["duration_s"]
+for f in run["transfer"]["a->b"]["flows"]:
+    assert f["receiver"]["end_s"] == run["duration_s"], f
+assert run["phases"][-1]["end_s"] == run["duration_s"], run["phases"]
 PY
 kill "$server_pid"
 wait "$server_pid" || fail "server exited $? on SIGTERM"

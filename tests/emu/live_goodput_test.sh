@@ -2,9 +2,13 @@
 # CTest emu_live_goodput: nicsim's own TCP flow (nicsim emulate FILE without a command: a nicsim
 # server in host b, the client in host a, real kernel TCP) through the emulated 100 Mbit/s,
 # 5 ms wire (scenarios/examples/100mbit-5ms.toml) gets a goodput within 3 % of iperf3's for the
-# same flow over the same emulated link and the same 5 s, measured in the same test (iperf3's
-# JSON "sum_received"). nicsim's --json validates against docs/results.schema.json with
-# backend "emu", and its text output has the iperf3 receiver line.
+# same flow over the same emulated link, measured in the same test (iperf3's JSON). Both run
+# 6 s and both leave out the first second (iperf3 -O 1; nicsim's interval rows from 1 s on):
+# on a loaded machine the moment slow start gets going varies by a few hundred ms between
+# runs of either tool (seen: iperf3 71 Mbit/s in its first second beside two busy loops), which
+# would otherwise decide the comparison. The whole-run totals are printed too. nicsim's --json
+# validates against docs/results.schema.json with backend "emu", and its text output has the
+# iperf3 receiver line.
 # Usage: live_goodput_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
 nicsim=$1
@@ -16,14 +20,14 @@ trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 scenario="$src/scenarios/examples/100mbit-5ms.toml"
 
-"$nicsim" emulate "$scenario" --duration 5s --json "$work/nicsim.json" >"$work/nicsim.txt" \
+"$nicsim" emulate "$scenario" --duration 6s --json "$work/nicsim.json" >"$work/nicsim.txt" \
   2>"$work/nicsim.err" || fail "nicsim emulate (own traffic) exited $?: $(cat "$work/nicsim.err")"
 grep -q "receiver$" "$work/nicsim.txt" || fail "no iperf3-style receiver line in: $(cat "$work/nicsim.txt")"
 python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
   "$work/nicsim.json" || fail "nicsim's JSON does not validate"
 
 "$nicsim" emulate "$scenario" --server 'iperf3 -s -1' \
-  -- sh -c "iperf3 -c \"\$NICSIM_PEER\" -t 5 -J > $work/iperf3.json" 2>"$work/iperf3.err" \
+  -- sh -c "iperf3 -c \"\$NICSIM_PEER\" -t 5 -O 1 -J > $work/iperf3.json" 2>"$work/iperf3.err" \
   || fail "nicsim emulate -- iperf3 exited $?: $(head -c 2000 "$work/iperf3.json") $(cat "$work/iperf3.err")"
 
 python3 - "$work/nicsim.json" "$work/iperf3.json" <<'PY' || fail "see above; nicsim stderr: $(grep -v 'not emulated' "$work/nicsim.err")"
@@ -34,12 +38,16 @@ run = n["runs"][0]
 assert run["backend"] == "emu", run["backend"]
 flows = run["transfer"]["a->b"]["flows"]
 assert len(flows) == 1, flows
-ours = run["goodput_bps"]["a->b"]
-assert ours == flows[0]["receiver"]["bits_per_second"]
+total = run["goodput_bps"]["a->b"]
+assert total == flows[0]["receiver"]["bits_per_second"]
+steady = [iv for iv in run["intervals"] if iv["start_s"] >= 1.0]
+seconds = steady[-1]["end_s"] - steady[0]["start_s"]
+assert abs(seconds - 5.0) < 1e-9, seconds
+ours = sum(iv["directions"]["a->b"]["bytes"] for iv in steady) * 8 / seconds
 theirs = i["end"]["sum_received"]["bits_per_second"]
 err = (ours - theirs) / theirs
-print(f"nicsim goodput {ours / 1e6:.2f} Mbit/s, iperf3 {theirs / 1e6:.2f} Mbit/s, "
-      f"difference {100 * err:+.2f} %")
+print(f"after the first second: nicsim {ours / 1e6:.2f} Mbit/s, iperf3 {theirs / 1e6:.2f} Mbit/s, "
+      f"difference {100 * err:+.2f} % (nicsim's whole 6 s: {total / 1e6:.2f} Mbit/s)")
 if abs(err) > 0.03:
     sys.exit(f"FAIL: nicsim's goodput differs from iperf3's by {100 * err:+.2f} % (limit 3 %)")
 PY
