@@ -14,6 +14,8 @@
 #  7. a real rrul (nicsim server + nicsim rrul on 127.0.0.1, 2.5 s): flent reads the export as
 #     its rrul test and every flow's and probe's statistics equal nicsim's (probe samples ->
 #     exact count/min/p50/p99/max/mean/mdev); the run plots (totals with phases, CDF).
+#  8. the simulated rrul example (scenarios/examples/rrul.toml): flent's rrul test, all 12
+#     series' statistics equal nicsim's.
 # Usage: export_test.sh NICSIM_BINARY SOURCE_DIR [REPORT_SCHEMA_SAMPLE_BINARY]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -144,6 +146,17 @@ assert flow["name"] == "TCP upload EF"
 same("TCP upload EF mean", stats["TCP upload EF"]["Mean"], flow["receiver"]["bits_per_second"] / 1e6)
 PY
 fi
+# 8. the simulated rrul example.
+"$nicsim" run "$src/scenarios/examples/rrul.toml" --json srrul.json --flent srrul.flent.gz \
+  --quiet >/dev/null 2>&1 || fail "nicsim run rrul.toml"
+for f in srrul-*.flent.gz; do
+  i=$(( ${f:6:1} - 1 ))
+  flent -i "$f" -f stats -o "$f.txt" >flent_srrul.log 2>&1 || { cat flent_srrul.log; fail "flent -i $f"; }
+  $py "$here/check_flent_stats.py" srrul.json "$i" "$f.txt" "$f" 12 \
+    || fail "flent stats of the simulated rrul ($f) differ from nicsim's"
+done
+[ -e srrul-1-bql_false.flent.gz ] || fail "rrul.toml runs: $(ls srrul-*)"
+
 # 7. a real rrul on the loopback.
 "$nicsim" server --listen 127.0.0.1:0 --request-timeout 2s 2>server.log &
 server_pid=$!

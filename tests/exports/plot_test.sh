@@ -71,6 +71,15 @@ if [ -n "${3:-}" ]; then
   check_svg full_cmp.svg "Goodput vs induced latency" "induced latency (ms)"
 fi
 
+# The simulated rrul example: phases and per-sample CDFs of its four probes.
+"$nicsim" run "$src/scenarios/examples/rrul.toml" --json rrul.json --quiet >/dev/null
+"$nicsim" plot rrul.json --run bql=true -o rrul_totals.png 2>/dev/null
+check_png rrul_totals.png
+"$nicsim" plot rrul.json --run bql=true --kind cdf -o rrul_cdf.svg 2>/dev/null
+check_svg rrul_cdf.svg "ping (icmp, n=" "udp_be (udp, n=" "udp_bk (udp, n=" "udp_ef (udp, n="
+"$nicsim" plot rrul.json --kind compare -o rrul_cmp.svg 2>/dev/null
+check_svg rrul_cmp.svg "Goodput vs induced latency" "sim bql=true a->b" "sim bql=false b->a"
+
 # Errors.
 expect_error 2 "r.json has 2 runs; pick one with --run LABEL (runs: 'bql=false', 'bql=true')" \
   "$nicsim" plot r.json -o x.png
