@@ -241,8 +241,10 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
   s += std::string("set xlabel '") +
        (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
   s += negative ? "set xrange [*:*]\nset yzeroaxis\n" : "set xrange [0:*]\n";
-  s += "set ylabel 'goodput (Mbit/s)'\nset yrange [0:*]\n"
-       "set offsets graph 0.05, graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
+  // Margins so points do not sit on the frame (none below an axis that starts at 0).
+  s += std::string("set ylabel 'goodput (Mbit/s)'\nset yrange [0:*]\nset offsets ") +
+       (negative ? "graph 0.05" : "0") +
+       ", graph 0.1, graph 0.1, 0\nset grid\nset key outside right top\n";
   s += plot + "\n";
   return {s, {{"compare.dat", data}}};
 }
