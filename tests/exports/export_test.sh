@@ -78,7 +78,8 @@ PY
 # 4. compare: one row per run, numbers from the JSON.
 "$nicsim" compare r.json > cmp.txt
 [ "$(wc -l < cmp.txt)" -eq 3 ] || fail "compare: $(cat cmp.txt)"
-head -1 cmp.txt | grep -q "a->b Mbit/s  b->a Mbit/s  probe  p50 ms  p99 ms" || fail "compare header"
+header=$(head -1 cmp.txt)
+[[ "$header" == *"a->b Mbit/s  b->a Mbit/s  probe  p50 ms  p99 ms"* ]] || fail "compare header"
 $py - r.json cmp.txt <<'PY' || fail "compare numbers"
 import json, sys
 res = json.load(open(sys.argv[1]))
@@ -103,8 +104,10 @@ expect_error 2 "no run labelled 'nope' (runs: 'bql=false', 'bql=true')" \
   "$nicsim" export r.json --flent x.flent.gz --run nope
 expect_usage_error "nothing to do: give --csv or --flent" "$nicsim" export r.json
 expect_usage_error "missing the results files" "$nicsim" compare
-"$nicsim" export --help | grep -q "flent -i OUT -f stats" || fail "export --help"
-"$nicsim" compare --help | grep -q "induced latency" || fail "compare --help"
+help=$("$nicsim" export --help)
+[[ "$help" == *"flent -i OUT -f stats"* ]] || fail "export --help"
+help=$("$nicsim" compare --help)
+[[ "$help" == *"induced latency"* ]] || fail "compare --help"
 # 6. rrul-shaped document with probe samples.
 if [ -n "${3:-}" ]; then
   "$3" full > full.json

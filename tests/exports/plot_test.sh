@@ -10,6 +10,9 @@ source "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "gnuplot not installed (run scripts/setup.sh)"
 
 cd "$work"
+# nicsim plot's scratch directories go here, so the test sees exactly its own.
+export TMPDIR="$work/tmp"
+mkdir "$TMPDIR"
 "$nicsim" run s.toml --json r.json --quiet >/dev/null
 "$nicsim" run s.toml --json r2.json --seed 9 --quiet >/dev/null
 
@@ -99,7 +102,8 @@ expect_error 1 'gnuplot failed: "plot.gp" line 3: boom' env PATH="$work/fakebin"
 printf '#!/bin/sh\nexit 0\n' > fakebin/gnuplot
 expect_error 1 "gnuplot exited 0 but wrote nothing to x.png" env PATH="$work/fakebin" \
   "$nicsim" plot r.json --run bql=false -o x.png
-"$nicsim" plot --help | grep -q "gnuplot-nox" || fail "plot --help"
-ls /tmp | grep -q '^nicsim-plot-' && [ -n "$(find /tmp -maxdepth 1 -name 'nicsim-plot-*' -newer r.json)" ] \
-  && fail "scratch directory left behind"
+help=$("$nicsim" plot --help)
+[[ "$help" == *"gnuplot-nox"* ]] || fail "plot --help"
+left=$(find "$TMPDIR" -mindepth 1)
+[ -z "$left" ] || fail "scratch directory left behind: $left"
 echo "plot test: ok"
