@@ -1029,7 +1029,7 @@ TrafficPlan plan_from_scenario(const config::Scenario& s) {
     // The scenario's rrul timing (config::RrulConfig: start, idle, load, idle).
     add_rrul(plan, RrulTimes{c.start, c.load_start(), c.load_end(), c.end()}, c.probe_interval,
              s.hosts[0].tcp.cc);
-    plan.interval = min(plan.interval, c.probe_interval);
+    plan.interval = c.bin;  // throughput bins = the run's intervals, as in the simulator
   }
   return plan;
 }

@@ -10,7 +10,8 @@ source "$(dirname "$0")/common.sh"
 command -v gnuplot >/dev/null || fail "gnuplot not installed (run scripts/setup.sh)"
 
 cd "$work"
-# nicsim plot's scratch directories go here, so the test sees exactly its own.
+# nicsim plot's scratch directories go here, so the leftover check below cannot see another
+# test's (or user's) plot running at the same time in /tmp.
 export TMPDIR="$work/tmp"
 mkdir "$TMPDIR"
 "$nicsim" run s.toml --json r.json --quiet >/dev/null
