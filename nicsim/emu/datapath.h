@@ -6,7 +6,7 @@
 //
 // Each host has one model::Nic attached to its outgoing and incoming Wire and to its own
 // model::Cpu (as in the simulator); what a NIC delivers goes to its own host's port. The NICs
-// are the scenario hosts' PlatformNic / UsbNic (host_nic.h; the session builds them) or, in
+// are the scenario hosts' PlatformNic / UsbNic (config/host_nic.h; the session builds them) or, in
 // tests, WireOnlyNic. Frames are Packets whose payload holds the real bytes, moved from stage
 // to stage; a USB NIC encodes them into bulk transfers with the chip's framing and decodes
 // them on the other side. Each frame read from a host is classified first (frame_classifier.h:

@@ -21,11 +21,11 @@
 #include <cstring>
 #include <thread>
 
+#include "nicsim/config/host_nic.h"
 #include "nicsim/config/scenario.h"
 #include "nicsim/emu/datapath.h"
 #include "nicsim/emu/event_loop.h"
 #include "nicsim/emu/frame_pool.h"
-#include "nicsim/emu/host_nic.h"
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/packet_port.h"
 #include "nicsim/emu/real_clock.h"
@@ -120,8 +120,8 @@ delay = "100us"
   LoopbackPort a(pool, 1514, burst);
   LoopbackPort b(pool, 1514, 0);
   const config::Scenario& sc = run.scenario;
-  std::array<std::unique_ptr<model::Nic>, 2> nics = {make_host_nic(sc.hosts[0]),
-                                                     make_host_nic(sc.hosts[1])};
+  std::array<std::unique_ptr<model::Nic>, 2> nics = {config::make_host_nic(sc.hosts[0]),
+                                                     config::make_host_nic(sc.hosts[1])};
   Datapath dp({&a, &b}, std::move(nics), {sc.wire.params(2), sc.wire.params(3)});
   const Duration frame_time = Rate::gbit(10).transmit_time(1538);
   Time now;

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "nicsim/config/host_nic.h"
 #include "nicsim/config/scenario.h"
 #include "nicsim/emu/datapath.h"
 #include "nicsim/emu/frame_classifier.h"
 #include "nicsim/emu/frame_pool.h"
-#include "nicsim/emu/host_nic.h"
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/pcap_writer.h"
 #include "nicsim/emu/process.h"
@@ -546,8 +546,8 @@ config::Run load_run(const std::string& nic_a, const std::string& nic_b, const s
 struct ModelFixture {
   explicit ModelFixture(const config::Run& run) : a(pool), b(pool) {
     const config::Scenario& sc = run.scenario;
-    std::array<std::unique_ptr<model::Nic>, 2> nics = {make_host_nic(sc.hosts[0]),
-                                                       make_host_nic(sc.hosts[1])};
+    std::array<std::unique_ptr<model::Nic>, 2> nics = {config::make_host_nic(sc.hosts[0]),
+                                                       config::make_host_nic(sc.hosts[1])};
     dp = std::make_unique<Datapath>(
         std::array<FramePort*, 2>{&a, &b}, std::move(nics),
         std::array<model::Wire::Params, 2>{sc.wire.params(2), sc.wire.params(3)});

@@ -10,7 +10,7 @@
 
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
-#include "nicsim/emu/host_nic.h"
+#include "nicsim/config/host_nic.h"
 #include "nicsim/emu/packet_port.h"
 #include "nicsim/emu/pcap_writer.h"
 #include "nicsim/emu/process.h"
@@ -99,7 +99,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   std::array<std::unique_ptr<model::Nic>, 2> nics;
   for (size_t i = 0; i < 2; ++i) {
     if (opt.nic_models) {
-      nics[i] = make_host_nic(sc.hosts.at(i));
+      nics[i] = config::make_host_nic(sc.hosts.at(i));
     } else {
       nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
     }

@@ -882,26 +882,7 @@ class Engine {
       ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
       d.flows.push_back(ft);
     }
-    for (Direction dir : report::kDirections) {
-      report::DirectionTransfer& d = out.transfer[dir];
-      if (d.flows.empty()) {
-        continue;
-      }
-      double start_s = d.flows.front().sender.start_s;
-      double end_s = d.flows.front().sender.end_s;
-      for (const auto& ft : d.flows) {
-        start_s = std::min(start_s, ft.sender.start_s);
-        end_s = std::max(end_s, ft.sender.end_s);
-        d.sender.bytes += ft.sender.bytes;
-        d.sender.retransmits += ft.sender.retransmits;
-        d.receiver.bytes += ft.receiver.bytes;
-      }
-      d.sender.start_s = d.receiver.start_s = start_s;
-      d.sender.end_s = d.receiver.end_s = end_s;
-      d.sender.bits_per_second = report::bits_per_second(d.sender.bytes, end_s - start_s);
-      d.receiver.bits_per_second = report::bits_per_second(d.receiver.bytes, end_s - start_s);
-    }
-    report::derive_totals(out);
+    report::sum_flows(out);
     for (auto& pp : probes_) {
       Probe& p = *pp;
       report::LatencyRecorder rtt, fwd, back;

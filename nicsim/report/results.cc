@@ -1,5 +1,6 @@
 #include "nicsim/report/results.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,30 @@ void derive_totals(Run& run) {
     run.goodput_bps[d] = run.transfer[d].receiver.bits_per_second;
     run.retransmits += run.transfer[d].sender.retransmits;
   }
+}
+
+void sum_flows(Run& run) {
+  for (Direction dir : kDirections) {
+    DirectionTransfer& d = run.transfer[dir];
+    if (d.flows.empty()) {
+      continue;
+    }
+    double start_s = d.flows.front().sender.start_s;
+    double end_s = d.flows.front().sender.end_s;
+    d.sender.bytes = d.sender.retransmits = d.receiver.bytes = 0;
+    for (const FlowTransfer& ft : d.flows) {
+      start_s = std::min(start_s, ft.sender.start_s);
+      end_s = std::max(end_s, ft.sender.end_s);
+      d.sender.bytes += ft.sender.bytes;
+      d.sender.retransmits += ft.sender.retransmits;
+      d.receiver.bytes += ft.receiver.bytes;
+    }
+    d.sender.start_s = d.receiver.start_s = start_s;
+    d.sender.end_s = d.receiver.end_s = end_s;
+    d.sender.bits_per_second = bits_per_second(d.sender.bytes, end_s - start_s);
+    d.receiver.bits_per_second = bits_per_second(d.receiver.bytes, end_s - start_s);
+  }
+  derive_totals(run);
 }
 
 double bits_per_second(uint64_t bytes, double seconds) {

@@ -279,6 +279,11 @@ struct Results {
 // (simulated - published) / published, or nullopt when published == 0.
 std::optional<double> relative_error(double published, double simulated);
 
+// Fills each direction's sender and receiver totals from its flows (transfer[d].flows): bytes
+// and retransmits summed, the window from the earliest flow start to the latest flow end, the
+// rates over that window; a direction without flows is left alone. Then derive_totals(run).
+void sum_flows(Run& run);
+
 // Fills goodput_bps from transfer[d].receiver.bits_per_second and retransmits from the senders'
 // retransmits (both directions).
 void derive_totals(Run& run);

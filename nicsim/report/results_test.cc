@@ -38,6 +38,34 @@ TEST(Results, DeriveTotalsFromTransfer) {
   EXPECT_EQ(r.retransmits, 415u);
 }
 
+// Two flows a->b with different windows: bytes and retransmits add up, the window spans both,
+// the rates are over the window; b->a (no flows) keeps what it had; goodput and retransmits
+// follow (derive_totals).
+TEST(Results, SumFlowsFillsDirectionTotals) {
+  report::Run run;
+  FlowTransfer f1;
+  f1.sender = {.start_s = 1, .end_s = 5, .bytes = 1000, .bits_per_second = 0, .retransmits = 2};
+  f1.receiver = {.start_s = 1, .end_s = 5, .bytes = 900, .bits_per_second = 0};
+  FlowTransfer f2;
+  f2.sender = {.start_s = 2, .end_s = 9, .bytes = 3000, .bits_per_second = 0, .retransmits = 1};
+  f2.receiver = {.start_s = 2, .end_s = 9, .bytes = 3100, .bits_per_second = 0};
+  run.transfer[Direction::kAtoB].flows = {f1, f2};
+  run.transfer[Direction::kBtoA].receiver.bits_per_second = 7;
+  sum_flows(run);
+  const DirectionTransfer& d = run.transfer[Direction::kAtoB];
+  EXPECT_EQ(d.sender.bytes, 4000u);
+  EXPECT_EQ(d.sender.retransmits, 3u);
+  EXPECT_EQ(d.receiver.bytes, 4000u);
+  EXPECT_DOUBLE_EQ(d.sender.start_s, 1);
+  EXPECT_DOUBLE_EQ(d.receiver.end_s, 9);
+  EXPECT_DOUBLE_EQ(d.receiver.bits_per_second, 4000 * 8 / 8.0);
+  EXPECT_DOUBLE_EQ(run.goodput_bps[Direction::kAtoB], 4000.0);
+  EXPECT_DOUBLE_EQ(run.goodput_bps[Direction::kBtoA], 7);
+  EXPECT_EQ(run.retransmits, 3u);
+  sum_flows(run);  // idempotent: totals are recomputed, not added to
+  EXPECT_EQ(run.transfer[Direction::kAtoB].sender.bytes, 4000u);
+}
+
 TEST(Results, DirectionKeys) {
   EXPECT_EQ(direction_key(Direction::kAtoB), "a->b");
   EXPECT_EQ(direction_key(Direction::kBtoA), "b->a");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/config/host_nic.h"
 #include "nicsim/core/gso.h"
 #include "nicsim/model/cpu.h"
 #include "nicsim/model/nic.h"
@@ -66,16 +67,6 @@ tcp::Params tcp_params(const config::TcpConfig& c, const std::optional<std::stri
   p.initial_cwnd = c.init_cwnd;
   require_valid(p);
   return p;
-}
-
-std::unique_ptr<model::Nic> make_nic(const config::HostConfig& h) {
-  AnyQueue q = h.qdisc.build();
-  if (h.nic.model == config::NicModel::kPlatform) {
-    model::PlatformNic::Params p = h.nic.platform;
-    p.qdisc_bypass = h.qdisc.can_bypass();
-    return std::make_unique<model::PlatformNic>(p, std::move(q), h.cpu);
-  }
-  return std::make_unique<model::UsbNic>(h.nic.usb, std::move(q), h.cpu);
 }
 
 Time end_of(const std::optional<Duration>& stop, Time run_end) {
@@ -235,7 +226,7 @@ struct Simulation::World {
       h.world = this;
       h.index = i;
       h.name = s.hosts[static_cast<size_t>(i)].name;
-      h.nic = make_nic(s.hosts[static_cast<size_t>(i)]);
+      h.nic = config::make_host_nic(s.hosts[static_cast<size_t>(i)]);
       h.nic->attach(wires[static_cast<size_t>(i)].get(), wires[static_cast<size_t>(1 - i)].get(),
                     &h.cpu, &h);
       h.wakeup.emplace(engine, &h, 0);
@@ -892,26 +883,7 @@ struct Simulation::World {
       ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
       d.flows.push_back(ft);
     }
-    for (Direction dir : report::kDirections) {
-      report::DirectionTransfer& d = out.transfer[dir];
-      if (d.flows.empty()) {
-        continue;
-      }
-      double start_s = d.flows.front().sender.start_s;
-      double end_s = d.flows.front().sender.end_s;
-      for (const auto& ft : d.flows) {
-        start_s = std::min(start_s, ft.sender.start_s);
-        end_s = std::max(end_s, ft.sender.end_s);
-        d.sender.bytes += ft.sender.bytes;
-        d.sender.retransmits += ft.sender.retransmits;
-        d.receiver.bytes += ft.receiver.bytes;
-      }
-      d.sender.start_s = d.receiver.start_s = start_s;
-      d.sender.end_s = d.receiver.end_s = end_s;
-      d.sender.bits_per_second = report::bits_per_second(d.sender.bytes, end_s - start_s);
-      d.receiver.bits_per_second = report::bits_per_second(d.receiver.bytes, end_s - start_s);
-    }
-    report::derive_totals(out);
+    report::sum_flows(out);
     for (auto& p : probes) {
       // A probe sent within the last second may still be on its way: not counted as lost.
       uint64_t counted = 0;
