@@ -30,6 +30,7 @@
 #include "nicsim/live/traffic.h"
 #include "nicsim/report/json.h"
 #include "nicsim/report/text.h"
+#include "tools/results_output.h"
 
 #ifndef NICSIM_VERSION
 #define NICSIM_VERSION "0.0.0"
@@ -382,23 +383,6 @@ bool has_traffic(const config::Scenario& s) {
   return !t.tcp.empty() || !t.ping.empty() || !t.udp_probe.empty() || !t.rrul.empty();
 }
 
-report::Results new_results(int argc, char** argv) {
-  report::Results results;
-  results.meta.nicsim_version = NICSIM_VERSION;
-  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
-    results.meta.git_commit = NICSIM_GIT_COMMIT;
-  }
-  results.meta.start_time = report::iso8601_utc(static_cast<int64_t>(std::time(nullptr)));
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) {
-    results.meta.host = host;
-  }
-  for (int i = 0; i < argc; ++i) {
-    results.meta.command_line.emplace_back(argv[i]);
-  }
-  return results;
-}
-
 }  // namespace
 
 int emulate_command(int argc, char** argv) {
@@ -582,14 +566,8 @@ int emulate_command(int argc, char** argv) {
   }
   results.meta.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (args->json) {
-    std::ofstream f(*args->json, std::ios::binary | std::ios::trunc);
-    f << report::to_json(results);
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
-      return 1;
-    }
+  if (write_json_file(results, args->json, "nicsim") != 0) {
+    return 1;
   }
   if (args->csv || args->flent) {
     const int rc = write_exports(results, args->csv, args->flent, std::nullopt, "nicsim emulate");

@@ -23,6 +23,7 @@
 #include "nicsim/live/traffic.h"
 #include "nicsim/report/json.h"
 #include "nicsim/report/text.h"
+#include "tools/results_output.h"
 
 #ifndef NICSIM_VERSION
 #define NICSIM_VERSION "0.0.0"
@@ -272,19 +273,7 @@ int rrul_command(int argc, char** argv) {
   opt.stop_fd = stop.get();
   opt.log = notice;
 
-  report::Results results;
-  results.meta.nicsim_version = NICSIM_VERSION;
-  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
-    results.meta.git_commit = NICSIM_GIT_COMMIT;
-  }
-  results.meta.start_time = report::iso8601_utc(static_cast<int64_t>(std::time(nullptr)));
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) == 0) {
-    results.meta.host = name;
-  }
-  for (int i = 0; i < argc; ++i) {
-    results.meta.command_line.emplace_back(argv[i]);
-  }
+  report::Results results = new_results(argc, argv);
   notice("rrul against " + live::to_string(opt.server) + ": " +
          std::to_string(o.idle.count_ns() / 1'000'000) + " ms idle, " +
          std::to_string(o.load.count_ns() / 1'000'000) + " ms load, " +
@@ -309,14 +298,8 @@ int rrul_command(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   results.meta.runs.push_back(report::RunMeta{run.label, results.meta.wall_s, 0, 0});
   results.runs.push_back(std::move(run));
-  if (json) {
-    std::ofstream f(*json, std::ios::binary | std::ios::trunc);
-    f << report::to_json(results);
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "nicsim rrul: cannot write %s\n", json->c_str());
-      return 1;
-    }
+  if (write_json_file(results, json, "nicsim rrul") != 0) {
+    return 1;
   }
   return interrupted ? 128 + static_cast<int>(si.ssi_signo) : 0;
 }

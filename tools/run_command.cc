@@ -25,6 +25,7 @@
 #include "nicsim/report/text.h"
 #include "nicsim/sim/simulation.h"
 #include "tools/export_command.h"
+#include "tools/results_output.h"
 
 #ifndef NICSIM_VERSION
 #define NICSIM_VERSION "0.0.0"
@@ -144,11 +145,6 @@ std::optional<RunArgs> parse(int argc, char** argv, std::string& error) {
   return a;
 }
 
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
-}
-
 }  // namespace
 
 int run_command(int argc, char** argv) {
@@ -167,18 +163,8 @@ int run_command(int argc, char** argv) {
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
-  const std::time_t started = std::time(nullptr);
   const bool tty = isatty(STDERR_FILENO) != 0;
-  report::Results results;
-  results.meta.nicsim_version = NICSIM_VERSION;
-  if (std::string_view(NICSIM_GIT_COMMIT).size() > 0) {
-    results.meta.git_commit = NICSIM_GIT_COMMIT;
-  }
-  results.meta.start_time = report::iso8601_utc(static_cast<double>(started));
-  results.meta.host = host_name();
-  for (int i = 0; i < argc; ++i) {
-    results.meta.command_line.emplace_back(argv[i]);
-  }
+  report::Results results = new_results(argc, argv);
 
   const size_t n = loaded.runs.size();
   for (size_t i = 0; i < n; ++i) {
@@ -238,14 +224,8 @@ int run_command(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   results.meta.events_per_s =
       results.meta.wall_s > 0 ? static_cast<double>(results.meta.events) / results.meta.wall_s : 0;
-  if (args->json) {
-    std::ofstream f(*args->json, std::ios::binary | std::ios::trunc);
-    f << report::to_json(results);
-    f.close();
-    if (!f) {
-      std::fprintf(stderr, "nicsim: cannot write %s\n", args->json->c_str());
-      return 1;
-    }
+  if (write_json_file(results, args->json, "nicsim") != 0) {
+    return 1;
   }
   if (args->csv || args->flent) {
     return write_exports(results, args->csv, args->flent, std::nullopt, "nicsim run");
