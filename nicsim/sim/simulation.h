@@ -10,7 +10,7 @@
 // (deliver, tx_released) are queued and handled after the NIC call returns, so nothing re-enters a
 // model.
 //
-// What a host does with packets (docs/sim/simulator.md):
+// What a host does with packets (docs/ARCHITECTURE.md "The simulator in one paragraph"):
 //  * TCP: segments from the TCP model become Packets (sizes per tcp/segment.h, GSO units as
 //    one packet the NIC segments); frames are mapped back to segments with gso_index. A qdisc
 //    refusal goes back as on_local_drop, a congestion verdict as on_local_congestion; TX
