@@ -42,7 +42,7 @@ done < <(grep -nIE "$pattern" -- "${files[@]}" 2>/dev/null || true)
 # 2. docs/ paths.
 while IFS=: read -r file line path; do
   path=${path%%#*}
-  path=$(sed -E 's/[.,;:)`'"'"'"]+$//' <<<"$path")
+  while [[ "$path" =~ [.,\;:\)\`\'\"]$ ]]; do path=${path%?}; done
   [[ -z "$path" || "$path" == "docs/" ]] && continue
   if [[ "$path" == */ ]]; then
     [[ -d "$path" ]] || fail "$file:$line: cites $path, which is not a directory in the repository"
@@ -55,16 +55,18 @@ done < <(grep -noIE '(^|[^A-Za-z0-9_./-])docs/[A-Za-z0-9_./*#-]*' -- "${files[@]
            sed -E 's/^([^:]*):([0-9]+):[^d]*(docs\/.*)$/\1:\2:\3/' || true)
 
 # 3. Relative Markdown links.
+md_files=()
 for file in "${files[@]}"; do
-  [[ "$file" == *.md ]] || continue
-  dir=$(dirname "$file")
-  while IFS=: read -r line target; do
-    target=${target%%#*}
-    [[ -z "$target" ]] && continue
-    [[ -e "$dir/$target" ]] || fail "$file:$line: links to $target, which does not exist"
-  done < <(grep -noE '\]\([^)[:space:]]+\)' "$file" | sed -E 's/^([0-9]+):\]\((.*)\)$/\1:\2/' |
-             grep -vE '^[0-9]+:([a-z]+:|#|/)' || true)
+  if [[ "$file" == *.md ]]; then md_files+=("$file"); fi
 done
+while IFS=: read -r file line target; do
+  target=${target%%#*}
+  [[ -z "$target" || "$target" =~ ^([a-z]+:|/) ]] && continue
+  dir=.
+  [[ "$file" == */* ]] && dir=${file%/*}
+  [[ -e "$dir/$target" ]] || fail "$file:$line: links to $target, which does not exist"
+done < <( ((${#md_files[@]})) && grep -noE '\]\([^)[:space:]]+\)' -- "${md_files[@]}" |
+           sed -E 's/^([^:]*):([0-9]+):\]\((.*)\)$/\1:\2:\3/' || true)
 
 if ((status == 0)); then
   echo "citations: ${#files[@]} tracked files, every cited document is in the repository"
