@@ -30,9 +30,9 @@ outside=(
   "wave2""-references"
   "tool""-anchors"
   "style""-anchors"
-  "\\.\\./""shared/"
+  "\\.\\./sh""ared/"
   "/work/""shared"
-  "shared/""docs"
+  "sh""ared/docs"
 )
 pattern=$(IFS='|'; echo "${outside[*]}")
 while IFS= read -r hit; do
