@@ -8,24 +8,8 @@
 # Usage: server_cli_test.sh NICSIM SOURCE_DIR
 set -euo pipefail
 nicsim=$1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$nicsim" server --listen 127.0.0.1:0 --max-duration 1s 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 1 50); do
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "server did not start: $(cat "$work/server.log")"
+source "$(dirname "$0")/live_server.sh"
+start_server --max-duration 1s
 
 # Protocol (nicsim/live/protocol.h): frame = u32 length (2 + payload) | u8 version 1 | u8 type;
 # Request (type 1) = u8 kind (2 = source) | u8 dscp | u32 duration_ms | u32 stats_interval_ms |
