@@ -20,6 +20,7 @@
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
+#include "nicsim/testing/require_emu.h"
 
 namespace nicsim::live {
 namespace {
@@ -252,13 +253,14 @@ TEST(LiveServer, OneClientTooManyIsTurnedAway) {
 
 // NetnsTraffic's two threads (server "in host b", client "in host a") with both "hosts" being
 // this process's own namespace and 127.0.0.1: setns into one's own namespace needs
-// CAP_SYS_ADMIN, so this runs as root (CI) and is skipped otherwise. An ICMP probe from b
+// CAP_SYS_ADMIN, so this runs as root (CI) and is skipped otherwise (a failure under
+// NICSIM_REQUIRE_EMU=1, nicsim/testing/require_emu.h). An ICMP probe from b
 // exercises the peer-namespace socket path.
 TEST(LiveNetnsTraffic, ServerAndClientThreadsInTheirNamespaces) {
   Fd self(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(self.valid());
   if (::setns(self.get(), CLONE_NEWNET) != 0) {
-    GTEST_SKIP() << "setns needs CAP_SYS_ADMIN";
+    NICSIM_SKIP_UNLESS_EMU_REQUIRED("setns into a network namespace needs CAP_SYS_ADMIN");
   }
   TrafficPlan plan;
   plan.duration = Duration::ms(1200);
