@@ -720,4 +720,37 @@ report::Run Simulation::run(const ProgressFn& progress) { return world_->execute
 
 uint64_t Simulation::events() const { return world_->engine.stats().executed; }
 
+config::TrafficPlan Simulation::traffic() const {
+  const World& w = *world_;
+  const report::RunLayout& layout = w.recorder.layout();
+  config::TrafficPlan t;
+  t.duration = w.end.since_epoch();
+  t.interval = layout.interval;
+  for (size_t i = 0; i < w.flows.size(); ++i) {
+    const World::TcpFlow& f = *w.flows[i];
+    const bool reno = f.sender.params().cc == tcp::CcAlgorithm::kNewReno;
+    t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
+                                       f.dscp, reno ? "reno" : "cubic", f.start.since_epoch(),
+                                       f.stop.since_epoch(), layout.flows[i].name});
+  }
+  for (size_t i = 0; i < w.probes.size(); ++i) {
+    const World::Probe& p = *w.probes[i];
+    config::ProbePlan pp;
+    pp.name = layout.probes[i].name;
+    pp.icmp = p.icmp;
+    pp.from = static_cast<size_t>(p.from);
+    pp.to = static_cast<size_t>(p.to);
+    pp.interval = p.interval;
+    pp.size = p.frame_len - kEthIpBytes - (p.icmp ? kIcmpHeader : kUdpHeader);
+    pp.start = p.next_send.since_epoch();  // before the run
+    pp.stop = p.stop.since_epoch();
+    pp.dscp = p.dscp;
+    t.probes.push_back(std::move(pp));
+  }
+  for (const report::PhaseSpec& ph : layout.phases) {
+    t.phases.push_back(config::PhasePlan{ph.name, ph.start, ph.end});
+  }
+  return t;
+}
+
 }  // namespace nicsim::sim
