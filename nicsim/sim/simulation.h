@@ -62,6 +62,7 @@ class Simulation {
   uint64_t events() const;
   // The traffic as built (flows with the congestion control their senders run, probes with
   // their frame sizes), in config::TrafficPlan's terms: for tests that compare back-ends.
+  // Call before run() (probe start times are read from the probes' next send times).
   config::TrafficPlan traffic() const;
 
  private:
