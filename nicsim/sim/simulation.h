@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "nicsim/config/scenario.h"
+#include "nicsim/config/traffic_plan.h"
 #include "nicsim/core/time.h"
 #include "nicsim/report/results.h"
 
@@ -59,6 +60,10 @@ class Simulation {
   // configuration included). Call once.
   report::Run run(const ProgressFn& progress = {});
   uint64_t events() const;
+  // The traffic as built (flows with the congestion control their senders run, probes with
+  // their frame sizes), in config::TrafficPlan's terms: for tests that compare back-ends.
+  // Call before run() (probe start times are read from the probes' next send times).
+  config::TrafficPlan traffic() const;
 
  private:
   struct World;
