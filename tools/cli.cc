@@ -102,6 +102,22 @@ int run(const Command& cmd, int argc, char** argv) {
   }
 }
 
+const std::string& the_one(const std::vector<std::string>& given, const std::string& what,
+                           const std::string& hint) {
+  if (given.empty()) {
+    throw UsageError("missing " + what);
+  }
+  if (given.size() > 1) {
+    // "the scenario file" -> "only one scenario file"; "HOST (the machine ...)" -> "only one HOST"
+    std::string name = what.substr(0, what.find(" ("));
+    if (name.rfind("the ", 0) == 0) {
+      name.erase(0, 4);
+    }
+    throw UsageError("only one " + name + ", got '" + given[0] + "' and '" + given[1] + "'" + hint);
+  }
+  return given[0];
+}
+
 CLI::Option* add_duration(CLI::App& app, const std::string& name, Duration& out,
                           const std::string& desc, Duration min, bool min_exclusive) {
   const std::string flag = name.substr(name.rfind(',') + 1);

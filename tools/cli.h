@@ -57,6 +57,11 @@ std::unique_ptr<CLI::App> make_app(const Command& cmd);
 // status.
 int run(const Command& cmd, int argc, char** argv);
 
+// The one positional argument of a command: throws UsageError "missing WHAT" or "only one
+// WHAT, got 'x' and 'y'HINT".
+const std::string& the_one(const std::vector<std::string>& given, const std::string& what,
+                           const std::string& hint = "");
+
 // Typed options. Each parses its text with the project's unit parsers and reports a bad value
 // as "--name: why, got 'text'" (a usage error).
 CLI::Option* add_duration(CLI::App& app, const std::string& name, Duration& out,

@@ -39,6 +39,8 @@ struct EmulateArgs {
   bool quiet = false;
   bool cleanup = false;
   bool rt_given = false;
+  std::string io = "packet";  // --io
+  std::string nic = "model";  // --nic
 };
 
 // A one-line error (exit 2 or 1), after the usage errors the parser finds.
@@ -58,17 +60,15 @@ cli::Action define_emulate(CLI::App& app, const cli::Invocation& inv) {
   define_options(app, *a);
   a->session.command = inv.command;
   return [a, inv] {
-    if (a->scenario.empty() && !a->cleanup) {
-      throw cli::UsageError("missing the scenario file");
-    }
-    if (a->scenario.size() > 1) {
-      throw cli::UsageError("only one scenario file, got '" + a->scenario[0] + "' and '" +
-                            a->scenario[1] + "' (put the command after --)");
+    if (!a->cleanup || !a->scenario.empty()) {
+      cli::the_one(a->scenario, "the scenario file", " (put the command after --)");
     }
     if (a->out.any() && !a->session.command.empty()) {
       throw cli::UsageError(
           "--json/--csv/--flent report the scenario's own traffic: not with -- CMD");
     }
+    a->session.io = a->io == "tap" ? emu::FrameIo::kTap : emu::FrameIo::kPacket;
+    a->session.nic_models = a->nic == "model";
     emu::resolve_busy_poll(a->session.loop, a->rt_given);
     try {
       return emulate(*a, inv);
@@ -122,19 +122,8 @@ void define_options(CLI::App& app, EmulateArgs& a) {
                     "how long to wait for the server to listen (default 5s)");
   cli::add_duration(app, "--duration", a.session.duration,
                     "without CMD: how long to run (default: the scenario's duration)");
-  app.add_option_function<std::string>(
-         "--io",
-         [&a](const std::string& v) {
-           a.session.io = v == "tap" ? emu::FrameIo::kTap : emu::FrameIo::kPacket;
-         },
-         "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return v == "packet" || v == "tap" ? std::string()
-                                               : "expected 'packet' or 'tap', got '" + v + "'";
-          },
-          ""))
-      ->type_name("packet|tap");
+  cli::add_choice(app, "--io", a.io, {"packet", "tap"},
+                  "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP");
   cli::add_duration(app, "--spin", a.session.loop.spin,
                     "poll instead of sleeping up to this close to each deadline (default\n"
                     "2ms; the lead adapts to how late sleeps wake, within --spin-budget;\n"
@@ -185,17 +174,9 @@ void define_options(CLI::App& app, EmulateArgs& a) {
          "write every frame entering the emulated wire (both directions, stamped\n"
          "with its first bit's wall-clock time, ns) to FILE (pcap)")
       ->type_name(cli::kFileType);
-  app.add_option_function<std::string>(
-         "--nic", [&a](const std::string& v) { a.session.nic_models = v == "model"; },
-         "fifo: replace both NIC models by a txqueuelen-1000 drop-tail FIFO\n"
-         "(diagnostics); model (default): the scenario's")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return v == "model" || v == "fifo" ? std::string()
-                                               : "expected 'model' or 'fifo', got '" + v + "'";
-          },
-          ""))
-      ->type_name("model|fifo");
+  cli::add_choice(app, "--nic", a.nic, {"model", "fifo"},
+                  "fifo: replace both NIC models by a txqueuelen-1000 drop-tail FIFO\n"
+                  "(diagnostics); model (default): the scenario's");
   app.add_flag("--quiet", a.quiet, "no notices or summary on stderr");
   app.add_flag("--cleanup", a.cleanup, "remove namespaces left by emulators that died, then exit");
 }

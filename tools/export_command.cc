@@ -104,13 +104,7 @@ cli::Action define_export(CLI::App& app, const cli::Invocation&) {
                  "or the whole label (flent; CSV always has every run)")
       ->type_name("K=V[,K=V]");
   return [a] {
-    if (a->input.empty()) {
-      throw cli::UsageError("missing the results file");
-    }
-    if (a->input.size() > 1) {
-      throw cli::UsageError("only one results file, got '" + a->input[0] + "' and '" + a->input[1] +
-                            "'");
-    }
+    cli::the_one(a->input, "the results file");
     if (!a->csv && !a->flent) {
       throw cli::UsageError("nothing to do: give --csv or --flent");
     }

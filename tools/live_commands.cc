@@ -165,12 +165,7 @@ cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv) {
   add_output_options(app, a->out);
   app.add_flag("--quiet", a->quiet, "no notices on stderr");
   return [a, inv] {
-    if (a->host.empty()) {
-      throw cli::UsageError("missing HOST (the machine running `nicsim server`)");
-    }
-    if (a->host.size() > 1) {
-      throw cli::UsageError("only one HOST, got '" + a->host[0] + "' and '" + a->host[1] + "'");
-    }
+    cli::the_one(a->host, "HOST (the machine running `nicsim server`)");
     return rrul(a->host[0], a->o, a->out, a->quiet, inv);
   };
 }

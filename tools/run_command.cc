@@ -90,13 +90,7 @@ cli::Action define_run(CLI::App& app, const cli::Invocation& inv) {
                "print one summary line per run and the comparison tables (no interval\n"
                "tables)");
   return [a, inv] {
-    if (a->scenario.empty()) {
-      throw cli::UsageError("missing the scenario file");
-    }
-    if (a->scenario.size() > 1) {
-      throw cli::UsageError("only one scenario file, got '" + a->scenario[0] + "' and '" +
-                            a->scenario[1] + "'");
-    }
+    cli::the_one(a->scenario, "the scenario file");
     return run_scenario(*a, inv);
   };
 }
