@@ -1,5 +1,8 @@
 #pragma once
-namespace nicsim::tools {
 // `nicsim compare A.json B.json ...`: side-by-side table of every run of every file.
-int compare_command(int argc, char** argv);
+
+#include "tools/cli.h"
+
+namespace nicsim::tools {
+cli::Action define_compare(CLI::App& app, const cli::Invocation& inv);
 }  // namespace nicsim::tools

@@ -1,6 +1,8 @@
 #pragma once
+// `nicsim emulate SCENARIO.toml [-- CMD]`: emulate the link in real time (docs/emu.md).
+
+#include "tools/cli.h"
 
 namespace nicsim::tools {
-// `nicsim emulate FILE [options] [-- CMD [ARGS...]]`; returns the exit status.
-int emulate_command(int argc, char** argv);
+cli::Action define_emulate(CLI::App& app, const cli::Invocation& inv);
 }  // namespace nicsim::tools

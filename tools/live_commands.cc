@@ -25,55 +25,8 @@
 #include "nicsim/report/text.h"
 #include "tools/results_output.h"
 
-#ifndef NICSIM_VERSION
-#define NICSIM_VERSION "0.0.0"
-#endif
-#ifndef NICSIM_GIT_COMMIT
-#define NICSIM_GIT_COMMIT ""
-#endif
-
 namespace nicsim::tools {
 namespace {
-
-constexpr const char* kServerUsage =
-    "usage: nicsim server [--listen ADDR[:PORT]] [--max-clients N] [--max-duration D]\n"
-    "                     [--request-timeout D] [--cc NAME] [--quiet]\n"
-    "\n"
-    "The peer of `nicsim rrul HOST`: serves TCP sinks, TCP sources (with the congestion\n"
-    "control and DSCP each client asks for) and UDP echo reflectors to many clients at once,\n"
-    "until SIGINT or SIGTERM. Control protocol: docs/live.md.\n"
-    "\n"
-    "  --listen ADDR[:PORT]  address to listen on (default 0.0.0.0:5270)\n"
-    "  --max-clients N       connections served at once (default 64); one more is refused\n"
-    "  --max-duration D      longest flow served (default 300s); longer requests are cut\n"
-    "  --request-timeout D   a connection must send its request within D (default 5s)\n"
-    "  --cc NAME             congestion control of sources whose client asks for none\n"
-    "  --quiet               log only refusals and errors\n"
-    "\n"
-    "Each accepted request and each refusal (malformed, oversize, too slow, busy) is logged\n"
-    "on stderr with the peer's address and the reason.\n";
-
-constexpr const char* kRrulUsage =
-    "usage: nicsim rrul HOST[:PORT] [--duration D] [--idle D] [--probe-interval D]\n"
-    "                   [--interval D] [--cc NAME] [--json OUT] [--quiet]\n"
-    "\n"
-    "flent's rrul test against a `nicsim server` on HOST (port 5270 by default): idle, then 4\n"
-    "TCP uploads + 4 downloads marked BE, BK (CS1), CS5 and EF with three UDP latency probes\n"
-    "(EF, BK, BE) and an ICMP ping, then idle again. Prints the iperf3/ping tables of\n"
-    "`nicsim run` and writes the same JSON (backend \"live\").\n"
-    "\n"
-    "  --duration D        load phase (default 60s)\n"
-    "  --idle D            idle phase before and after the load (default 5s)\n"
-    "  --probe-interval D  latency probe interval (default 200ms, down to 1ms)\n"
-    "  --interval D        throughput bins (default 200ms, down to 10ms)\n"
-    "  --cc NAME           congestion control of all eight flows (default: each sender's)\n"
-    "  --json OUT          also write the run as a results document (docs/results.md)\n"
-    "  --quiet             no notices on stderr\n"
-    "\n"
-    "Latency: RTT only. One-way delays need the two machines' clocks synchronised, which\n"
-    "nicsim cannot check, so they are not reported (under `nicsim emulate` they are, exactly).\n"
-    "ICMP needs root (raw socket) or net.ipv4.ping_group_range; without either the ping\n"
-    "probe is left out with a notice. SIGINT stops early and reports what was measured.\n";
 
 // Blocks SIGINT/SIGTERM and returns a signalfd that becomes readable when one arrives.
 live::Fd stop_signals() {
@@ -86,75 +39,71 @@ live::Fd stop_signals() {
   return live::Fd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
-bool parse_duration_arg(const char* name, const std::string& v, Duration& out, std::string& error) {
-  const auto d = config::parse_duration(v);
-  if (!d) {
-    error = std::string(name) + ": " + d.error();
-    return false;
-  }
-  if (d.value() <= Duration::zero()) {
-    error = std::string(name) + ": must be positive, got '" + v + "'";
-    return false;
-  }
-  out = d.value();
-  return true;
+CLI::Option* add_cc_option(CLI::App& app, std::string& out, const std::string& desc) {
+  return app
+      .add_option_function<std::string>(
+          "--cc",
+          [&out](const std::string& v) {
+            if (!live::valid_cc_name(v)) {
+              throw CLI::ValidationError("--cc", "'" + v + "' is not a congestion control name");
+            }
+            out = v;
+          },
+          desc)
+      ->type_name("NAME");
 }
+
+int serve(const std::string& listen, live::ServerParams p, bool quiet);
+int rrul(const std::string& host, const live::RrulOptions& o, const OutputOptions& out, bool quiet,
+         const cli::Invocation& inv);
 
 }  // namespace
 
-int server_command(int argc, char** argv) {
-  live::ServerParams p;
+cli::Action define_server(CLI::App& app, const cli::Invocation&) {
+  struct Args {
+    std::string listen = "0.0.0.0:" + std::to_string(live::kDefaultPort);
+    live::ServerParams p;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  app.description(
+      "The peer of `nicsim rrul HOST`: serves TCP sinks, TCP sources (with the congestion\n"
+      "control and DSCP each client asks for) and UDP echo reflectors to many clients at once,\n"
+      "until SIGINT or SIGTERM. Control protocol: docs/live.md.");
+  app.footer(
+      "Each accepted request and each refusal (malformed, oversize, too slow, busy) is logged\n"
+      "on stderr with the peer's address and the reason.");
+  app.add_option("--listen", a->listen, "address to listen on (default 0.0.0.0:5270)")
+      ->type_name("ADDR[:PORT]");
+  app.add_option_function<std::string>(
+         "--max-clients",
+         [a](const std::string& v) {
+           char* end = nullptr;
+           const long n = std::strtol(v.c_str(), &end, 10);
+           if (v.empty() || *end != '\0' || n < 1 || n > 10000) {
+             throw CLI::ValidationError("--max-clients", "expected 1..10000, got '" + v + "'");
+           }
+           a->p.max_clients = static_cast<int>(n);
+         },
+         "connections served at once (default 64); one more is refused")
+      ->type_name("N");
+  cli::add_duration(app, "--max-duration", a->p.max_duration,
+                    "longest flow served (default 300s); longer requests are cut", Duration::zero(),
+                    true);
+  cli::add_duration(app, "--request-timeout", a->p.request_timeout,
+                    "a connection must send its request within D (default 5s)", Duration::zero(),
+                    true);
+  add_cc_option(app, a->p.default_cc, "congestion control of sources whose client asks for none");
+  app.add_flag("--quiet", a->quiet, "log only refusals and errors");
+  return [a] { return serve(a->listen, a->p, a->quiet); };
+}
+
+namespace {
+
+int serve(const std::string& listen, live::ServerParams p, bool quiet) {
   p.listen.sin_family = AF_INET;
-  p.listen.sin_port = htons(live::kDefaultPort);
-  bool quiet = false;
-  std::string error;
-  for (int i = 2; i < argc && error.empty(); ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::optional<std::string> {
-      if (i + 1 >= argc) {
-        error = std::string(arg) + " needs a value";
-        return std::nullopt;
-      }
-      return std::string(argv[++i]);
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kServerUsage, stdout);
-      return 0;
-    } else if (arg == "--listen") {
-      if (auto v = value()) {
-        if (std::string e = live::parse_endpoint(*v, live::kDefaultPort, p.listen); !e.empty()) {
-          error = "--listen: " + e;
-        }
-      }
-    } else if (arg == "--max-clients") {
-      if (auto v = value()) {
-        char* end = nullptr;
-        const long n = std::strtol(v->c_str(), &end, 10);
-        if (v->empty() || *end != '\0' || n < 1 || n > 10000) {
-          error = "--max-clients: expected 1..10000, got '" + *v + "'";
-        }
-        p.max_clients = static_cast<int>(n);
-      }
-    } else if (arg == "--max-duration") {
-      if (auto v = value()) parse_duration_arg("--max-duration", *v, p.max_duration, error);
-    } else if (arg == "--request-timeout") {
-      if (auto v = value()) parse_duration_arg("--request-timeout", *v, p.request_timeout, error);
-    } else if (arg == "--cc") {
-      if (auto v = value()) {
-        if (!live::valid_cc_name(*v)) {
-          error = "--cc: '" + *v + "' is not a congestion control name";
-        }
-        p.default_cc = *v;
-      }
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else {
-      error = "unknown argument '" + std::string(arg) + "'";
-    }
-  }
-  if (!error.empty()) {
-    std::fprintf(stderr, "nicsim server: %s\n%s", error.c_str(), kServerUsage);
-    return 2;
+  if (std::string e = live::parse_endpoint(listen, live::kDefaultPort, p.listen); !e.empty()) {
+    throw cli::UsageError("--listen: " + e);
   }
   live::Fd stop = stop_signals();
   try {
@@ -184,79 +133,53 @@ int server_command(int argc, char** argv) {
   return 0;
 }
 
-int rrul_command(int argc, char** argv) {
-  live::RrulOptions o;
-  std::string host;
-  std::optional<std::string> json;
-  bool quiet = false;
-  std::string error;
-  for (int i = 2; i < argc && error.empty(); ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::optional<std::string> {
-      if (i + 1 >= argc) {
-        error = std::string(arg) + " needs a value";
-        return std::nullopt;
-      }
-      return std::string(argv[++i]);
-    };
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kRrulUsage, stdout);
-      return 0;
-    } else if (arg == "--duration") {
-      if (auto v = value()) parse_duration_arg("--duration", *v, o.load, error);
-    } else if (arg == "--idle") {
-      if (auto v = value()) {
-        const auto d = config::parse_duration(*v);
-        if (!d || d.value() < Duration::zero()) {
-          error = "--idle: expected a duration >= 0, got '" + *v + "'";
-        } else {
-          o.idle = d.value();
-        }
-      }
-    } else if (arg == "--probe-interval") {
-      if (auto v = value()) {
-        if (parse_duration_arg("--probe-interval", *v, o.probe_interval, error) &&
-            o.probe_interval < Duration::ms(1)) {
-          error = "--probe-interval: at least 1ms, got '" + *v + "'";
-        }
-      }
-    } else if (arg == "--interval") {
-      if (auto v = value()) {
-        if (parse_duration_arg("--interval", *v, o.interval, error) &&
-            o.interval < Duration::ms(10)) {
-          error = "--interval: at least 10ms, got '" + *v + "'";
-        }
-      }
-    } else if (arg == "--cc") {
-      if (auto v = value()) {
-        if (!live::valid_cc_name(*v)) {
-          error = "--cc: '" + *v + "' is not a congestion control name";
-        }
-        o.cc = *v;
-      }
-    } else if (arg == "--json") {
-      if (auto v = value()) json = *v;
-    } else if (arg == "--quiet") {
-      quiet = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      error = "unknown option '" + std::string(arg) + "'";
-    } else if (host.empty()) {
-      host = std::string(arg);
-    } else {
-      error = "only one HOST, got '" + host + "' and '" + std::string(arg) + "'";
-    }
-  }
-  if (error.empty() && host.empty()) {
-    error = "missing HOST (the machine running `nicsim server`)";
-  }
+}  // namespace
+
+cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv) {
+  struct Args {
+    std::vector<std::string> host;  // exactly one
+    live::RrulOptions o;
+    OutputOptions out;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  app.description(
+      "flent's rrul test against a `nicsim server` on HOST (port 5270 by default): idle, then 4\n"
+      "TCP uploads + 4 downloads marked BE, BK (CS1), CS5 and EF with three UDP latency probes\n"
+      "(EF, BK, BE) and an ICMP ping, then idle again. Prints the iperf3/ping tables of\n"
+      "`nicsim run` and writes the same JSON (backend \"live\") and exports.");
+  app.footer(
+      "Latency: RTT only. One-way delays need the two machines' clocks synchronised, which\n"
+      "nicsim cannot check, so they are not reported (under `nicsim emulate` they are, exactly).\n"
+      "ICMP needs root (raw socket) or net.ipv4.ping_group_range; without either the ping\n"
+      "probe is left out with a notice. SIGINT stops early and reports what was measured.");
+  app.add_option("HOST", a->host, "the machine running `nicsim server`")->type_name("HOST[:PORT]");
+  cli::add_duration(app, "--duration", a->o.load, "load phase (default 60s)", Duration::zero(),
+                    true);
+  cli::add_duration(app, "--idle", a->o.idle, "idle phase before and after the load (default 5s)");
+  cli::add_duration(app, "--probe-interval", a->o.probe_interval,
+                    "latency probe interval (default 200ms, down to 1ms)", Duration::ms(1));
+  cli::add_duration(app, "--interval", a->o.interval,
+                    "throughput bins (default 200ms, down to 10ms)", Duration::ms(10));
+  add_cc_option(app, a->o.cc, "congestion control of all eight flows (default: each sender's)");
+  add_output_options(app, a->out);
+  app.add_flag("--quiet", a->quiet, "no notices on stderr");
+  return [a, inv] {
+    cli::the_one(a->host, "HOST (the machine running `nicsim server`)");
+    return rrul(a->host[0], a->o, a->out, a->quiet, inv);
+  };
+}
+
+namespace {
+
+int rrul(const std::string& host, const live::RrulOptions& o, const OutputOptions& out, bool quiet,
+         const cli::Invocation& inv) {
   live::ClientOptions opt;
-  if (error.empty()) {
-    if (std::string e = live::parse_endpoint(host, live::kDefaultPort, opt.server); !e.empty()) {
-      error = e;
-    }
+  if (std::string e = live::parse_endpoint(host, live::kDefaultPort, opt.server); !e.empty()) {
+    throw cli::UsageError(e);
   }
-  if (!error.empty()) {
-    std::fprintf(stderr, "nicsim rrul: %s\n%s", error.c_str(), kRrulUsage);
+  if (const std::string problem = output_problem(out); !problem.empty()) {
+    std::fprintf(stderr, "nicsim rrul: %s\n", problem.c_str());
     return 2;
   }
   auto notice = [quiet](const std::string& line) {
@@ -273,13 +196,14 @@ int rrul_command(int argc, char** argv) {
   opt.stop_fd = stop.get();
   opt.log = notice;
 
-  report::Results results = new_results(argc, argv);
+  report::Results results = new_results(inv.argc, inv.argv);
   notice("rrul against " + live::to_string(opt.server) + ": " +
          std::to_string(o.idle.count_ns() / 1'000'000) + " ms idle, " +
          std::to_string(o.load.count_ns() / 1'000'000) + " ms load, " +
          std::to_string(o.idle.count_ns() / 1'000'000) + " ms idle");
-  notice("latency is round-trip only: one-way delays would need the two machines' clocks "
-         "synchronised");
+  notice(
+      "latency is round-trip only: one-way delays would need the two machines' clocks "
+      "synchronised");
   const auto wall_start = std::chrono::steady_clock::now();
   report::Run run;
   try {
@@ -290,16 +214,18 @@ int rrul_command(int argc, char** argv) {
   }
   signalfd_siginfo si{};
   const bool interrupted = ::read(stop.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si);
-  report::print(stdout, report::format_run_report(run));
-  std::fflush(stdout);
+  report::print(text_stream(out), report::format_run_report(run));
+  std::fflush(text_stream(out));
   results.meta.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   results.meta.runs.push_back(report::RunMeta{run.label, results.meta.wall_s, 0, 0});
   results.runs.push_back(std::move(run));
-  if (write_json_file(results, json, "nicsim rrul") != 0) {
-    return 1;
+  if (const int rc = write_outputs(results, out, "nicsim rrul"); rc != 0) {
+    return rc;
   }
   return interrupted ? 128 + static_cast<int>(si.ssi_signo) : 0;
 }
+
+}  // namespace
 
 }  // namespace nicsim::tools

@@ -1,8 +1,10 @@
 #pragma once
-// `nicsim server` and `nicsim rrul HOST`: live measurements across a real network
-// (nicsim/live, docs/live.md).
+// `nicsim server` and `nicsim rrul HOST`: live measurements across a real network (nicsim/live,
+// docs/live.md).
+
+#include "tools/cli.h"
 
 namespace nicsim::tools {
-int server_command(int argc, char** argv);
-int rrul_command(int argc, char** argv);
+cli::Action define_server(CLI::App& app, const cli::Invocation& inv);
+cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv);
 }  // namespace nicsim::tools

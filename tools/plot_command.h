@@ -1,5 +1,8 @@
 #pragma once
+// `nicsim plot RESULT.json... -o FILE.png|svg`: draw results with gnuplot.
+
+#include "tools/cli.h"
+
 namespace nicsim::tools {
-// `nicsim plot RESULT.json... -o FILE.png|svg [--kind totals|cdf|compare] [--run LABEL]`.
-int plot_command(int argc, char** argv);
+cli::Action define_plot(CLI::App& app, const cli::Invocation& inv);
 }  // namespace nicsim::tools

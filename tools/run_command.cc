@@ -27,13 +27,6 @@
 #include "tools/export_command.h"
 #include "tools/results_output.h"
 
-#ifndef NICSIM_VERSION
-#define NICSIM_VERSION "0.0.0"
-#endif
-#ifndef NICSIM_GIT_COMMIT
-#define NICSIM_GIT_COMMIT ""
-#endif
-
 namespace nicsim::tools {
 namespace {
 
@@ -67,104 +60,62 @@ std::string quiet_summary(const report::Run& r) {
   return out.empty() ? "no traffic" : out;
 }
 
-constexpr const char* kRunUsage =
-    "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
-    "                  [--seed N] [--quiet]\n"
-    "\n"
-    "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
-    "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
-    "latency and, when the scenario has [published] numbers, simulated vs published.\n"
-    "A scenario with [[traffic.rrul]] (flent's rrul, docs/rrul.md) adds a latency-under-load\n"
-    "block: idle vs loaded latency, induced latency and bufferbloat grade, RPM, fairness.\n"
-    "\n"
-    "  --json OUT   also write all runs as one JSON document (docs/results.md)\n"
-    "  --csv DIR    also write CSV tables into DIR (as nicsim export --csv; docs/exports.md)\n"
-    "  --flent OUT  also write flent data file(s) (as nicsim export --flent)\n"
-    "  --seed N     override the scenario's seed (same seed -> identical results)\n"
-    "  --quiet      print one summary line per run and the comparison tables (no interval tables)\n"
-    "\n"
-    "Progress is shown on stderr when it is a terminal. Exit status 2 on a bad scenario.\n";
-
 struct RunArgs {
-  std::string scenario;
-  std::optional<std::string> json;
-  std::optional<std::string> csv;
-  std::optional<std::string> flent;
+  std::vector<std::string> scenario;  // exactly one
+  OutputOptions out;
   std::optional<uint64_t> seed;
   bool quiet = false;
 };
 
-std::optional<RunArgs> parse(int argc, char** argv, std::string& error) {
-  RunArgs a;
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      if (i + 1 >= argc) {
-        error = std::string(name) + " needs a value";
-        return std::nullopt;
-      }
-      return std::string(argv[++i]);
-    };
-    if (arg == "--json") {
-      auto v = value("--json");
-      if (!v) return std::nullopt;
-      a.json = *v;
-    } else if (arg == "--csv" || arg == "--flent") {
-      auto v = value(arg == "--csv" ? "--csv" : "--flent");
-      if (!v) return std::nullopt;
-      (arg == "--csv" ? a.csv : a.flent) = *v;
-    } else if (arg == "--seed") {
-      auto v = value("--seed");
-      if (!v) return std::nullopt;
-      char* endp = nullptr;
-      const unsigned long long s = std::strtoull(v->c_str(), &endp, 10);
-      if (v->empty() || *endp != '\0' || (*v)[0] == '-') {
-        error = "--seed: expected a non-negative integer, got '" + *v + "'";
-        return std::nullopt;
-      }
-      a.seed = s;
-    } else if (arg == "--quiet") {
-      a.quiet = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::fputs(kRunUsage, stdout);
-      std::exit(0);
-    } else if (!arg.empty() && arg[0] == '-') {
-      error = "unknown option '" + std::string(arg) + "'";
-      return std::nullopt;
-    } else if (a.scenario.empty()) {
-      a.scenario = std::string(arg);
-    } else {
-      error = "only one scenario file, got '" + a.scenario + "' and '" + std::string(arg) + "'";
-      return std::nullopt;
-    }
-  }
-  if (a.scenario.empty()) {
-    error = "missing the scenario file";
-    return std::nullopt;
-  }
-  return a;
-}
+int run_scenario(const RunArgs& args, const cli::Invocation& inv);
 
 }  // namespace
 
-int run_command(int argc, char** argv) {
-  std::string error;
-  std::optional<RunArgs> args = parse(argc, argv, error);
-  if (!args) {
-    std::fprintf(stderr, "nicsim run: %s\n%s", error.c_str(), kRunUsage);
-    return 2;
-  }
+cli::Action define_run(CLI::App& app, const cli::Invocation& inv) {
+  auto a = std::make_shared<RunArgs>();
+  app.description(
+      "Simulates every run of the scenario (one per [vary] combination) and prints, per run,\n"
+      "an iperf3-style interval table, ping-style summaries, per-probe latency, per-stage\n"
+      "latency and, when the scenario has [published] numbers, simulated vs published.\n"
+      "A scenario with [[traffic.rrul]] (flent's rrul, docs/rrul.md) adds a latency-under-load\n"
+      "block: idle vs loaded latency, induced latency and bufferbloat grade, RPM, fairness.");
+  app.footer(
+      "Progress is shown on stderr when it is a terminal. Exit status 2 on a bad scenario or\n"
+      "an output that cannot be written (checked before the run), 1 when writing fails.");
+  app.add_option("SCENARIO", a->scenario, "the scenario file (TOML, docs/scenarios.md)")
+      ->type_name("SCENARIO.toml");
+  add_output_options(app, a->out);
+  cli::add_seed(app, a->seed, "override the scenario's seed (same seed -> identical results)");
+  app.add_flag("--quiet", a->quiet,
+               "print one summary line per run and the comparison tables (no interval\n"
+               "tables)");
+  return [a, inv] {
+    cli::the_one(a->scenario, "the scenario file");
+    return run_scenario(*a, inv);
+  };
+}
+
+namespace {
+
+int run_scenario(const RunArgs& a, const cli::Invocation& inv) {
+  const RunArgs* args = &a;
+  const std::string& scenario = a.scenario[0];
   config::LoadedScenario loaded;
   try {
-    loaded = config::load_scenario_file(args->scenario);
+    loaded = config::load_scenario_file(scenario);
   } catch (const config::ConfigError& e) {
     std::fprintf(stderr, "nicsim: %s\n", e.what());
     return 2;
   }
 
+  if (const std::string problem = output_problem(args->out); !problem.empty()) {
+    std::fprintf(stderr, "nicsim run: %s\n", problem.c_str());
+    return 2;
+  }
+  std::FILE* const text = text_stream(args->out);
   const auto wall_start = std::chrono::steady_clock::now();
   const bool tty = isatty(STDERR_FILENO) != 0;
-  report::Results results = new_results(argc, argv);
+  report::Results results = new_results(inv.argc, inv.argv);
 
   const size_t n = loaded.runs.size();
   for (size_t i = 0; i < n; ++i) {
@@ -193,12 +144,12 @@ int run_command(int argc, char** argv) {
       result = simulation.run(progress);
       events = simulation.events();
     } catch (const InvalidParams& e) {
-      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "",
-                   args->scenario.c_str(), run.label.c_str(), e.what());
+      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "", scenario.c_str(),
+                   run.label.c_str(), e.what());
       return 2;
     } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "",
-                   args->scenario.c_str(), run.label.c_str(), e.what());
+      std::fprintf(stderr, "%snicsim: %s: run '%s': %s\n", tty ? "\r\033[K" : "", scenario.c_str(),
+                   run.label.c_str(), e.what());
       return 2;
     }
     if (tty) {
@@ -210,27 +161,22 @@ int run_command(int argc, char** argv) {
                                                 wall > 0 ? static_cast<double>(events) / wall : 0});
     results.meta.events += events;
     if (args->quiet) {
-      report::print(stdout, "run " +
-                                (result.label.empty() ? std::string("(single)") : result.label) +
-                                ": " + quiet_summary(result) + "\n");
-      report::print(stdout, report::format_comparison_table(result.comparison));
+      report::print(text, "run " + (result.label.empty() ? std::string("(single)") : result.label) +
+                              ": " + quiet_summary(result) + "\n");
+      report::print(text, report::format_comparison_table(result.comparison));
     } else {
-      report::print(stdout, report::format_run_report(result));
+      report::print(text, report::format_run_report(result));
     }
-    std::fflush(stdout);
+    std::fflush(text);
     results.runs.push_back(std::move(result));
   }
   results.meta.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   results.meta.events_per_s =
       results.meta.wall_s > 0 ? static_cast<double>(results.meta.events) / results.meta.wall_s : 0;
-  if (write_json_file(results, args->json, "nicsim") != 0) {
-    return 1;
-  }
-  if (args->csv || args->flent) {
-    return write_exports(results, args->csv, args->flent, std::nullopt, "nicsim run");
-  }
-  return 0;
+  return write_outputs(results, args->out, "nicsim run");
 }
+
+}  // namespace
 
 }  // namespace nicsim::tools

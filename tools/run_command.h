@@ -1,6 +1,8 @@
 #pragma once
+// `nicsim run SCENARIO.toml`: simulate a scenario (tools/run_command.cc).
+
+#include "tools/cli.h"
 
 namespace nicsim::tools {
-// `nicsim run FILE [--json OUT] [--seed N] [--quiet]`; returns the exit status.
-int run_command(int argc, char** argv);
+cli::Action define_run(CLI::App& app, const cli::Invocation& inv);
 }  // namespace nicsim::tools

@@ -8,13 +8,14 @@
 
 #include <memory>
 
+#include "nicsim/config/host_nic.h"
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
-#include "nicsim/config/host_nic.h"
 #include "nicsim/emu/packet_port.h"
 #include "nicsim/emu/pcap_writer.h"
 #include "nicsim/emu/process.h"
 #include "nicsim/emu/real_clock.h"
+#include "nicsim/emu/session_control.h"
 #include "nicsim/emu/tap_port.h"
 #include "nicsim/emu/wire_only_nic.h"
 
@@ -56,14 +57,6 @@ class CrashGuard {
   ~CrashGuard() { clear_crash_cleanup(); }
 };
 
-struct Child {
-  pid_t pid = -1;
-  bool running = false;
-  int status = 0;  // shell convention, valid once !running
-};
-
-report::LatencyStats stats_of(const report::LatencyRecorder& r) { return r.stats(); }
-
 double seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
@@ -84,6 +77,179 @@ std::vector<std::string> unsupported_settings(const config::Scenario& s) {
   return out;
 }
 
+namespace {
+
+// Step 1: the NIC models and their descriptions. First, so a bad parameter fails before
+// anything exists. The NICs are the scenario hosts' (preset + overrides, qdisc, CPU costs),
+// or WireOnlyNic FIFOs (--nic fifo).
+std::array<std::unique_ptr<model::Nic>, 2> build_nics(const config::Scenario& sc,
+                                                      const SessionOptions& opt,
+                                                      SessionResult& result) {
+  std::array<std::unique_ptr<model::Nic>, 2> nics;
+  for (size_t i = 0; i < 2; ++i) {
+    if (opt.nic_models) {
+      nics[i] = config::make_host_nic(sc.hosts.at(i));
+    } else {
+      nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
+    }
+    result.nics[i] = nics[i]->describe();
+  }
+  return nics;
+}
+
+// Step 2: the namespaces of this emulator, after removing those of dead ones; the crash
+// handler must know them before they exist.
+std::vector<std::string> namespace_names(const SessionOptions& opt) {
+  const pid_t self = ::getpid();
+  std::vector<std::string> names = {netns_name(opt.prefix, self, "a"),
+                                    netns_name(opt.prefix, self, "b")};
+  if (opt.io == FrameIo::kPacket) {
+    names.push_back(netns_name(opt.prefix, self, "sw"));
+  }
+  return names;
+}
+
+// Step 3: one frame port per host on the topology's links.
+std::array<std::unique_ptr<FramePort>, 2> open_ports(Topology& topo, const SessionOptions& opt,
+                                                     FramePool& pool) {
+  std::array<std::unique_ptr<FramePort>, 2> ports;
+  for (size_t i = 0; i < 2; ++i) {
+    HostEnd& h = topo.host(i);
+    if (opt.io == FrameIo::kPacket) {
+      ports[i] = std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool);
+    } else {
+      ports[i] = std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool);
+    }
+  }
+  return ports;
+}
+
+// The session's processes: spawned into the hosts' namespaces with the NICSIM_* environment.
+class NetnsProcesses : public SessionProcesses {
+ public:
+  NetnsProcesses(const Topology& topo, const config::Scenario& sc, const SessionOptions& opt)
+      : topo_(topo), opt_(opt) {
+    host_names_[0] = sc.hosts.size() > 0 ? sc.hosts[0].name : "a";
+    host_names_[1] = sc.hosts.size() > 1 ? sc.hosts[1].name : "b";
+    server_netns_inode_ =
+        netns_inode(std::string(kNetnsDir) + "/" + topo.host(1).netns).value_or(0);
+  }
+  pid_t start_command() override { return spawn_in_netns(spec_for(0, opt_.command)); }
+  pid_t start_server() override { return spawn_in_netns(spec_for(1, opt_.server)); }
+  void signal(pid_t pid, int sig) override { ::kill(pid, sig); }
+  bool server_listening(pid_t server) override {
+    return netns_has_listener(server, server_netns_inode_);
+  }
+
+ private:
+  ChildSpec spec_for(size_t i, const std::vector<std::string>& argv) const {
+    const HostEnd& h = topo_.host(i);
+    const HostEnd& peer = topo_.host(1 - i);
+    ChildSpec spec;
+    spec.argv = argv;
+    spec.netns_fd = h.netns_fd.get();
+    spec.env = {{"NICSIM_PEER", peer.addr_string()},
+                {"NICSIM_LOCAL", h.addr_string()},
+                {"NICSIM_HOST", host_names_[i]},
+                {"NICSIM_NETNS", h.netns}};
+    return spec;
+  }
+
+  const Topology& topo_;
+  const SessionOptions& opt_;
+  std::string host_names_[2];
+  uint64_t server_netns_inode_ = 0;
+};
+
+// Reaps every child that exited, telling the control.
+void reap_exited(SessionControl& control) {
+  for (;;) {
+    int st = 0;
+    const pid_t p = ::waitpid(-1, &st, WNOHANG);
+    if (p <= 0) {
+      return;
+    }
+    control.child_exited(p, shell_status(st));
+  }
+}
+
+// After the loop: waits for the children left (SIGKILLed ones exit at once).
+void reap_remaining(SessionControl& control) {
+  for (const pid_t pid : {control.command_pid(), control.server_pid()}) {
+    const bool running =
+        pid == control.command_pid() ? control.command_running() : control.server_running();
+    int st = 0;
+    if (running && ::waitpid(pid, &st, 0) == pid) {
+      control.child_exited(pid, shell_status(st));
+    }
+  }
+}
+
+// Step 4: the real-time loop. Each iteration waits for a frame, a signal, the done fd or the
+// next deadline (data path or control), moves frames through the models, and runs the control
+// step. Returns the duration of each busy iteration's work.
+report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapath& datapath,
+                                 SessionControl& control, int sigfd) {
+  report::LatencyRecorder work;
+  while (!control.done()) {
+    std::optional<Time> deadline = datapath.next_event();
+    if (const std::optional<Time> c = control.next_deadline(); c && (!deadline || *c < *deadline)) {
+      deadline = c;
+    }
+    const std::span<const uint32_t> ready = loop.wait(deadline);
+    Time now = clock.now();
+    const Time woke = now;
+    std::array<bool, 2> readable{false, false};
+    for (uint32_t token : ready) {
+      if (token < 2) {
+        readable[token] = true;
+      } else if (token == kDoneToken) {
+        control.work_done();
+      } else {
+        signalfd_siginfo si{};
+        while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+          const int sig = static_cast<int>(si.ssi_signo);
+          if (sig == SIGCHLD) {
+            reap_exited(control);
+          } else {
+            control.interrupted(sig, now);
+          }
+        }
+      }
+    }
+    if (readable[0] || readable[1]) {
+      datapath.receive(readable, now, clock.realtime_minus_time_ns());
+    }
+    now = clock.now();
+    datapath.service(now);
+    if (!ready.empty()) {
+      work.add(clock.now() - woke);
+    }
+    control.tick(now);
+  }
+  return work;
+}
+
+// Step 5: the counters of everything that ran.
+void collect_stats(const Datapath& datapath, const std::array<std::unique_ptr<FramePort>, 2>& ports,
+                   const EventLoop& loop, const report::LatencyRecorder& work,
+                   SessionResult& result) {
+  for (size_t d = 0; d < 2; ++d) {
+    result.directions[d] = datapath.stats(d);
+    result.wires[d] = datapath.wire(d).stats();
+    result.ports[d] = ports[d]->stats();
+    result.nic_counters[d] = datapath.nic(d).counters();
+    result.nic_queues[d] = datapath.nic(d).queue_sample();
+    result.cpus[d] = datapath.cpu(d).stats();
+  }
+  result.timer_error = loop.timer_error().stats();
+  result.release_lateness = datapath.release_lateness().stats();
+  result.loop = loop.stats();
+  result.work_time = work.stats();
+}
+
+}  // namespace
+
 SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   const config::Scenario& sc = run.scenario;
   auto notice = [&](const std::string& line) {
@@ -94,17 +260,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   SessionResult result;
   BlockedSignals blocked;
 
-  // Models and the pcap file first: a bad parameter or path fails before anything exists.
-  // The NICs are the scenario hosts' (preset + overrides, qdisc, CPU costs).
-  std::array<std::unique_ptr<model::Nic>, 2> nics;
-  for (size_t i = 0; i < 2; ++i) {
-    if (opt.nic_models) {
-      nics[i] = config::make_host_nic(sc.hosts.at(i));
-    } else {
-      nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
-    }
-    result.nics[i] = nics[i]->describe();
-  }
+  std::array<std::unique_ptr<model::Nic>, 2> nics = build_nics(sc, opt, result);
   RealClock clock;
   std::unique_ptr<PcapWriter> pcap;
   if (!opt.pcap.empty()) {
@@ -116,14 +272,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   for (const std::string& name : result.removed_leftovers) {
     notice("removed leftover namespace " + name + " of an emulator that is gone");
   }
-
-  const pid_t self = ::getpid();
-  std::vector<std::string> names = {netns_name(opt.prefix, self, "a"),
-                                    netns_name(opt.prefix, self, "b")};
-  if (opt.io == FrameIo::kPacket) {
-    names.push_back(netns_name(opt.prefix, self, "sw"));
-  }
-  CrashGuard crash_guard(names);
+  CrashGuard crash_guard(namespace_names(opt));
   TopologyOptions topo_opt;
   topo_opt.io = opt.io;
   topo_opt.prefix = opt.prefix;
@@ -137,26 +286,16 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
 
   // Pool first: it must outlive every frame held by the ports and models below.
   FramePool pool;
-  std::array<std::unique_ptr<FramePort>, 2> ports;
-  for (size_t i = 0; i < 2; ++i) {
-    HostEnd& h = topo->host(i);
-    if (opt.io == FrameIo::kPacket) {
-      ports[i] = std::make_unique<PacketPort>(topo->switch_netns_fd(), h.port_ifname, pool);
-    } else {
-      ports[i] = std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool);
-    }
-  }
+  std::array<std::unique_ptr<FramePort>, 2> ports = open_ports(*topo, opt, pool);
   result.io = ports[0]->describe();
   // Same seeds as the simulator: direction d's wire uses seed * 2 + d.
   std::array<model::Wire::Params, 2> wires = {sc.wire.params(sc.seed * 2),
                                               sc.wire.params(sc.seed * 2 + 1)};
   auto datapath = std::make_unique<Datapath>(
       std::array<FramePort*, 2>{ports[0].get(), ports[1].get()}, std::move(nics), wires);
-
   if (pcap) {
     datapath->set_wire_tap(pcap.get());
   }
-
   if (opt.on_ready) {
     opt.on_ready(*topo);
   }
@@ -172,209 +311,32 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   if (opt.done_fd >= 0) {
     loop.add(opt.done_fd, kDoneToken);
   }
-  bool work_done = false;
 
-  const std::string host_names[2] = {sc.hosts.size() > 0 ? sc.hosts[0].name : "a",
-                                     sc.hosts.size() > 1 ? sc.hosts[1].name : "b"};
-  auto spec_for = [&](size_t i, const std::vector<std::string>& argv) {
-    const HostEnd& h = topo->host(i);
-    const HostEnd& peer = topo->host(1 - i);
-    ChildSpec spec;
-    spec.argv = argv;
-    spec.netns_fd = h.netns_fd.get();
-    spec.env = {{"NICSIM_PEER", peer.addr_string()},
-                {"NICSIM_LOCAL", h.addr_string()},
-                {"NICSIM_HOST", host_names[i]},
-                {"NICSIM_NETNS", h.netns}};
-    return spec;
-  };
+  SessionControlParams control_params;
+  control_params.command = !opt.command.empty();
+  control_params.server = !opt.server.empty();
+  control_params.run_for = opt.duration.value_or(sc.duration);
+  control_params.server_wait = opt.server_wait;
+  control_params.kill_grace = opt.kill_grace;
+  control_params.tick = kControlTick;
+  NetnsProcesses processes(*topo, sc, opt);
+  SessionControl control(control_params, processes, notice);
 
-  const uint64_t server_netns_inode =
-      netns_inode(std::string(kNetnsDir) + "/" + topo->host(1).netns).value_or(0);
-  Child command;
-  Child server;
-  enum class Phase { kWaitServer, kRunning, kStopping, kDone };
-  Phase phase = Phase::kRunning;
   rusage usage_start{};
   ::getrusage(RUSAGE_SELF, &usage_start);
-  Time start = clock.now();
-  std::optional<Time> end_at;  // without a command: start + duration
-  std::optional<Time> server_deadline;
-  std::optional<Time> kill_at;
-  Time next_control = start;
-  report::LatencyRecorder work;
-
-  auto start_command = [&] {
-    if (!opt.command.empty()) {
-      command.pid = spawn_in_netns(spec_for(0, opt.command));
-      command.running = true;
-    } else {
-      end_at = clock.now() + opt.duration.value_or(sc.duration);
-    }
-    phase = Phase::kRunning;
-  };
-  auto signal_children = [&](int sig) {
-    for (Child* c : {&command, &server}) {
-      if (c->running) {
-        ::kill(c->pid, sig);
-      }
-    }
-  };
-  auto begin_stop = [&](int forward_sig, Time now) {
-    if (phase == Phase::kStopping || phase == Phase::kDone) {
-      return;
-    }
-    phase = Phase::kStopping;
-    if (forward_sig != 0) {
-      signal_children(forward_sig);
-    }
-    kill_at = now + opt.kill_grace;
-  };
-  auto reap = [&] {
-    for (;;) {
-      int st = 0;
-      const pid_t p = ::waitpid(-1, &st, WNOHANG);
-      if (p <= 0) {
-        return;
-      }
-      for (Child* c : {&command, &server}) {
-        if (c->running && c->pid == p) {
-          c->running = false;
-          c->status = shell_status(st);
-        }
-      }
-    }
-  };
-
-  if (!opt.server.empty()) {
-    server.pid = spawn_in_netns(spec_for(1, opt.server));
-    server.running = true;
-    server_deadline = start + opt.server_wait;
-    phase = Phase::kWaitServer;
-  } else {
-    start_command();
-  }
-
-  while (phase != Phase::kDone) {
-    std::optional<Time> deadline = datapath->next_event();
-    auto earliest = [&](std::optional<Time> t) {
-      if (t && (!deadline || *t < *deadline)) {
-        deadline = t;
-      }
-    };
-    if (phase == Phase::kWaitServer || phase == Phase::kStopping) {
-      earliest(next_control);
-    }
-    earliest(end_at);
-    earliest(kill_at);
-
-    const std::span<const uint32_t> ready = loop.wait(deadline);
-    Time now = clock.now();
-    const Time woke = now;
-    std::array<bool, 2> readable{false, false};
-    for (uint32_t token : ready) {
-      if (token < 2) {
-        readable[token] = true;
-        continue;
-      }
-      if (token == kDoneToken) {
-        work_done = true;
-        continue;
-      }
-      signalfd_siginfo si{};
-      while (::read(sigfd.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-        const int sig = static_cast<int>(si.ssi_signo);
-        if (sig == SIGCHLD) {
-          reap();
-        } else if (result.signal == 0) {
-          result.signal = sig;
-          begin_stop(sig, now);
-        }
-      }
-    }
-    if (readable[0] || readable[1]) {
-      datapath->receive(readable, now, clock.realtime_minus_time_ns());
-    }
-    now = clock.now();
-    datapath->service(now);
-    if (!ready.empty()) {
-      work.add(clock.now() - woke);
-    }
-
-    // Control: server readiness, command exit, duration, kill grace.
-    if (phase == Phase::kWaitServer && now >= next_control) {
-      next_control = now + kControlTick;
-      if (!server.running) {
-        notice("the server exited (status " + std::to_string(server.status) +
-               ") before it listened; not starting the command");
-        result.exit_status = 1;
-        begin_stop(0, now);
-      } else if (netns_has_listener(server.pid, server_netns_inode)) {
-        start_command();
-      } else if (now >= *server_deadline) {
-        notice("the server is not listening after " +
-               std::to_string(opt.server_wait.count_ns() / 1'000'000) +
-               " ms; starting the command anyway");
-        start_command();
-      }
-    }
-    if (phase == Phase::kRunning) {
-      if (command.pid > 0 && !command.running) {
-        result.exit_status = command.status;
-        begin_stop(server.running ? SIGTERM : 0, now);
-      } else if ((end_at && now >= *end_at) || work_done) {
-        begin_stop(server.running ? SIGTERM : 0, now);
-      }
-    }
-    if (phase == Phase::kStopping) {
-      if (!command.running && !server.running) {
-        phase = Phase::kDone;
-      } else if (kill_at && now >= *kill_at) {
-        signal_children(SIGKILL);
-        phase = Phase::kDone;
-      } else {
-        next_control = now + kControlTick;
-      }
-    }
-  }
-  const Time stop = clock.now();
-  result.elapsed_s = (stop - start).to_seconds();
+  const Time start = clock.now();
+  control.start(start);
+  const report::LatencyRecorder work = run_loop(loop, clock, *datapath, control, sigfd.get());
+  result.elapsed_s = (clock.now() - start).to_seconds();
   rusage usage_stop{};
   ::getrusage(RUSAGE_SELF, &usage_stop);
   result.cpu_user_s = seconds(usage_stop.ru_utime) - seconds(usage_start.ru_utime);
   result.cpu_sys_s = seconds(usage_stop.ru_stime) - seconds(usage_start.ru_stime);
 
-  // Reap what is left (SIGKILLed children exit at once).
-  for (Child* c : {&command, &server}) {
-    if (c->running) {
-      int st = 0;
-      if (::waitpid(c->pid, &st, 0) == c->pid) {
-        c->running = false;
-        c->status = shell_status(st);
-      }
-    }
-  }
-  if (result.signal != 0) {
-    // Interrupted: the command's own status if it finished, else 128 + the signal.
-    const bool command_exited_cleanly =
-        command.pid > 0 && command.status >= 0 && command.status < 128;
-    result.exit_status = command_exited_cleanly ? command.status : 128 + result.signal;
-  } else if (command.pid > 0) {
-    result.exit_status = command.status;
-  }
-
-  for (size_t d = 0; d < 2; ++d) {
-    result.directions[d] = datapath->stats(d);
-    result.wires[d] = datapath->wire(d).stats();
-    result.ports[d] = ports[d]->stats();
-    result.nic_counters[d] = datapath->nic(d).counters();
-    result.nic_queues[d] = datapath->nic(d).queue_sample();
-    result.cpus[d] = datapath->cpu(d).stats();
-  }
-  result.timer_error = stats_of(loop.timer_error());
-  result.release_lateness = stats_of(datapath->release_lateness());
-  result.loop = loop.stats();
-  result.work_time = stats_of(work);
+  reap_remaining(control);
+  result.signal = control.signal();
+  result.exit_status = control.exit_status();
+  collect_stats(*datapath, ports, loop, work, result);
 
   datapath.reset();
   if (pcap) {

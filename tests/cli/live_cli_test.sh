@@ -3,7 +3,7 @@
 # left out with a notice when neither a raw nor a ping socket is allowed). Pins: usage errors
 # exit 2 with one line; a refused connection exits 1 naming the address; a short rrul against a
 # server on an ephemeral port writes a valid JSON document (backend "live") with 8 flows and
-# the UDP probes; a run stopped by SIGTERM exits 143 with results cut at the stop; the server
+# the UDP probes, and with --json --csv --flent all three outputs; a run stopped by SIGTERM exits 143 with results cut at the stop; the server
 # logs a refused garbage client and exits 0 on SIGTERM.
 # Usage: live_cli_test.sh NICSIM SOURCE_DIR
 set -euo pipefail
@@ -47,6 +47,21 @@ PY
   --json "$work/r.json" >"$work/out.txt" 2>"$work/rrul.err" || fail "rrul: $(cat "$work/rrul.err")"
 python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
   "$work/r.json" || fail "JSON does not validate"
+# The shared output options: JSON, CSV tables and the flent file from one rrul (issue 9 item 4).
+"$nicsim" rrul "127.0.0.1:$port" --idle 0.2s --duration 1s --probe-interval 20ms --quiet \
+  --json "$work/o.json" --csv "$work/csv" --flent "$work/o.flent.gz" >/dev/null 2>"$work/o.err" \
+  || fail "rrul --json --csv --flent: $(cat "$work/o.err")"
+python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
+  "$work/o.json" || fail "rrul --json with --csv/--flent does not validate"
+for t in runs intervals flow_intervals probes probe_samples phases; do
+  [ "$(wc -l < "$work/csv/$t.csv")" -ge 2 ] || fail "rrul --csv: $t.csv is empty"
+done
+python3 - "$work/o.flent.gz" <<'PY'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+assert d["metadata"]["NAME"] == "rrul", d["metadata"].get("NAME")
+assert any(k.startswith("TCP upload") for k in d["results"]), sorted(d["results"])
+PY
 python3 - "$work/r.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]

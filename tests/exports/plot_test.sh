@@ -85,13 +85,13 @@ check_svg rrul_cdf.svg "ping (icmp, n=" "udp_be (udp, n=" "udp_bk (udp, n=" "udp
 check_svg rrul_cmp.svg "Goodput vs induced latency" "sim bql=true a->b" "sim bql=false b->a"
 
 # Errors.
-expect_error 2 "r.json has 2 runs; pick one with --run LABEL (runs: 'bql=false', 'bql=true')" \
+expect_error 2 "r.json has 2 runs; pick one with --run K=V,... (runs: 'bql=false', 'bql=true')" \
   "$nicsim" plot r.json -o x.png
 expect_error 2 "gnuplot not found on PATH" env PATH=/nonexistent "$nicsim" plot r.json \
   --run bql=false -o x.png
 expect_error 2 "missing.json: cannot open" "$nicsim" plot missing.json -o x.png
 expect_usage_error "the file name must end in .png or .svg" "$nicsim" plot r.json -o x.pdf
-expect_usage_error "--kind: expected totals, cdf or compare, got 'box'" \
+expect_usage_error "--kind: expected 'totals', 'cdf' or 'compare', got 'box'" \
   "$nicsim" plot r.json -o x.png --kind box
 [ ! -e x.png ] || fail "a failed plot left x.png"
 # gnuplot failing: its error line, exit 1; gnuplot "succeeding" without output: exit 1.
