@@ -9,7 +9,7 @@
 set -euo pipefail
 nicsim=$1
 src=$2
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() { echo "FAIL: $* [load average $(cut -d" " -f1-3 /proc/loadavg)]" >&2; exit 1; }
 work=$(mktemp -d)
 server_pid=
 cleanup() {
@@ -83,7 +83,15 @@ PY
 "$nicsim" rrul "127.0.0.1:$port" --idle 0s --duration 30s --json "$work/stopped.json" --quiet \
   >/dev/null 2>&1 &
 rrul_pid=$!
-sleep 1.5
+# Stopped once the server has seen all eight 30-s flows start (not after a fixed sleep, which
+# on a loaded machine can end before the client has connected).
+for _ in $(seq 1 200); do
+  [ "$(grep -c ": .* for 30000 ms" "$work/server.log")" -ge 8 ] && break
+  sleep 0.1
+done
+[ "$(grep -c ": .* for 30000 ms" "$work/server.log")" -ge 8 ] \
+  || fail "the 30-s rrul did not start its flows within 20 s: $(cat "$work/server.log")"
+sleep 0.5  # some load phase to report
 kill -TERM "$rrul_pid"
 set +e
 wait "$rrul_pid"; rc=$?
