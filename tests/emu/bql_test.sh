@@ -4,7 +4,8 @@
 # pfifo_fast) to the PC, and two iputils pings under that load, one with TOS 0x10 ("minimize
 # delay": skb->priority 6, pfifo_fast band 0) and one with TOS 0 (band 1, with the TCP data).
 # The test prints the median RTT of both with BQL off and on, and requires the TOS 0x10 ping
-# to be lower with BQL on (issue 5 item 6).
+# to be lower with BQL on (issue 5 item 6) by at least 20 % (seen: 12.9 -> 7.3 ms at load 13;
+# with BQL off in both runs the two medians lie within a few % of each other, either way).
 #
 # Why that ping: it is the classic BQL effect (docs/seeds.md S3, "what would let BQL cut the
 # ping"): the ping jumps the qdisc backlog and waits only behind what the driver ring holds —
@@ -80,8 +81,8 @@ $(cat "$work/summary-$bql")"
     grep -E "^  tx" "$work/summary-$bql" | head -1
   done
   echo "BQL off -> on: TOS 0x10 ping ${med[false-lowdelay]} -> ${med[true-lowdelay]} ms, TOS 0 ping ${med[false-besteffort]} -> ${med[true-besteffort]} ms"
-  awk -v off="${med[false-lowdelay]}" -v on="${med[true-lowdelay]}" 'BEGIN { exit !(on < off) }' && return 0
-  echo "the TOS 0x10 ping under load is not lower with BQL on (${med[true-lowdelay]} ms) than off (${med[false-lowdelay]} ms) ($(emu_load))
+  awk -v off="${med[false-lowdelay]}" -v on="${med[true-lowdelay]}" 'BEGIN { exit !(on < 0.8 * off) }' && return 0
+  echo "the TOS 0x10 ping under load is not 20 % lower with BQL on (${med[true-lowdelay]} ms) than off (${med[false-lowdelay]} ms) ($(emu_load))
 --- bql=false summary:
 $(cat "$work/summary-false")
 --- bql=true summary:
@@ -89,5 +90,5 @@ $(cat "$work/summary-true")"
   awk -v a="${gp[false]}" -v b="${gp[true]}" 'BEGIN { exit !(a < 0.85 * b || b < 0.85 * a) }' && return 2
   return 1
 }
-emu_retry_once "BQL on < off for the TOS 0x10 ping" pair
+emu_retry_once "BQL on < 0.8 x off for the TOS 0x10 ping" pair
 echo "ok"
