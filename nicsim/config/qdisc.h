@@ -52,7 +52,7 @@ struct HtbClassConfig {
 };
 
 struct QdiscConfig {
-  QdiscKind kind = QdiscKind::kPfifoFast;  // Linux default_qdisc (§9.4)
+  QdiscKind kind = QdiscKind::kPfifoFast;  // Linux default_qdisc (docs/mechanisms §9.4)
   algo::Fifo::Params fifo;                 // pfifo, bfifo
   algo::PfifoFast::Params pfifo_fast;
   algo::Codel::Params codel;
