@@ -508,7 +508,7 @@ TEST(FqCodel, PeekStashCountsAgainstLimit) {
   testing::expect_stats_identities(q);
 }
 
-// driver-mechanisms §8.5: each bucket has its own queue, DRR deficit and CoDel state. A
+// docs/mechanisms §8.5: each bucket has its own queue, DRR deficit and CoDel state. A
 // (bucket 1) has 5 x 1000 B from t = 0; A1 leaves at 4882 (first_above_time 102538, as in
 // ShouldDropSeesWholeQdiscBacklog). B (bucket 2) sends one fresh 1000 B packet at 102538.
 // At 102539 A (deficit 514) is served again: CoDel enters dropping on A, drops A2 and
