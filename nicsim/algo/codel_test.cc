@@ -103,6 +103,21 @@ TEST(Codel, InvSqrtNewtonStepMatchesDouble) {
   EXPECT_EQ(codel_newton(3, 0xFFFF), 0x0002u);  // 3 - 3 * x^2 just below 0 wraps to ~0
 }
 
+// The same control law computed another way, as an independent reference for the
+// fixed-point code: the Newton iteration x' = x/2 * (3 - count * x^2) in double precision,
+// truncated to the 16 bits the kernel keeps (rec_inv_sqrt is a u16, include/net/codel.h)
+// after each step, and interval * x. Returns the spacing in CoDel units for count 1..n.
+std::vector<double> reference_spacing(double interval, uint32_t n) {
+  std::vector<double> out;
+  double x = kRecInvSqrtOne / 65536.0;
+  out.push_back(interval * x);
+  for (uint32_t c = 2; c <= n; ++c) {
+    x = std::floor(65536.0 * x * (3.0 - c * x * x) / 2.0) / 65536.0;
+    out.push_back(interval * x);
+  }
+  return out;
+}
+
 // docs/mechanisms §8.2: control-law spacing at interval 100 ms for count 1..8. Exact values
 // of the fixed-point computation (CoDel units, 1024 ns), compared with interval/sqrt(count):
 // ideal 100, 70.7, 57.7, 50, 44.7, 40.8, 37.8, 35.4 ms; fixed point 99.998, 50.001, 56.249,
@@ -111,15 +126,19 @@ TEST(Codel, ControlLawSpacing) {
   const CodelTime interval = 97656;
   const std::vector<uint16_t> rec = rec_inv_sqrt_series(8);
   const std::vector<CodelTime> expected = {97654, 48829, 54931, 47635, 43116, 39459, 36638, 34327};
+  const std::vector<double> reference = reference_spacing(interval, 8);
   for (uint32_t c = 1; c <= 8; ++c) {
     const CodelTime spacing = codel_control_law(1000, interval, rec[c - 1]) - 1000;
     EXPECT_EQ(spacing, expected[c - 1]) << "count " << c;
+    // The fixed point truncates where the double reference does not: at most one unit apart.
+    EXPECT_NEAR(spacing, reference[c - 1], 1.0) << "count " << c << " vs double reference";
     const double ideal = interval / std::sqrt(static_cast<double>(c));
     const double tol = c == 1 ? 0.0001 : (c == 2 ? 0.293 : 0.026);
     EXPECT_NEAR(spacing, ideal, ideal * tol) << "count " << c;
   }
-  EXPECT_NEAR(expected[0] * 1024 / 1e6, 100.0, 0.01);  // ms
-  EXPECT_NEAR(expected[7] * 1024 / 1e6, 35.15, 0.01);
+  // In milliseconds (1 CoDel unit = 1024 ns), from the code: 100 ms at count 1, 35.15 at 8.
+  EXPECT_NEAR(codel_control_law(0, interval, rec[0]) * 1024 / 1e6, 100.0, 0.01);
+  EXPECT_NEAR(codel_control_law(0, interval, rec[7]) * 1024 / 1e6, 35.15, 0.01);
   // The sum wraps in CoDel time.
   EXPECT_EQ(codel_control_law(0xFFFFFFF0u, interval, kRecInvSqrtOne), 97654u - 16u);
 }

@@ -508,14 +508,40 @@ TEST(FqCodel, PeekStashCountsAgainstLimit) {
   testing::expect_stats_identities(q);
 }
 
+// docs/mechanisms §8.5: each bucket has its own queue, DRR deficit and CoDel state. A
+// (bucket 1) has 5 x 1000 B from t = 0; A1 leaves at 4882 (first_above_time 102538, as in
+// ShouldDropSeesWholeQdiscBacklog). B (bucket 2) sends one fresh 1000 B packet at 102538.
+// At 102539 A (deficit 514) is served again: CoDel enters dropping on A, drops A2 and
+// delivers A3. A's deficit is now < 0, so at 102540 B is served: B1 (sojourn 2 units) is
+// delivered, and B's CoDel state is still the initial one although A is dropping.
 TEST(FqCodel, PerFlowStateIsSmallAndFlowsAreIndependent) {
   // sizeof(Flow) <= 64 is a static_assert in fq_codel.h; CodelVars is 24 bytes of it.
   static_assert(sizeof(CodelVars) == 24);
-  FqCodel q(FqCodel::Params{.flows = 1});
+  FqCodel q;
   PacketFactory f;
-  q.enqueue(f.make(100, 0xFFFFFFFF), at(0));
-  q.enqueue(f.make(100, 0), at(0));
-  EXPECT_EQ(q.flow_backlog_packets(0), 2u);  // one flow: every hash maps to bucket 0
+  RecordingObserver obs;
+  q.set_observer(&obs);
+  for (int i = 0; i < 5; ++i) {
+    q.enqueue(f.make(1000, hash_for(1)), at(0));  // ids 1..5
+  }
+  EXPECT_EQ(q.dequeue(at(4882))->id, 1u);
+  q.enqueue(f.make(1000, hash_for(2)), at(102'538));  // id 6
+  EXPECT_EQ(q.flow_backlog_packets(1), 4u);
+  EXPECT_EQ(q.flow_backlog_packets(2), 1u);
+  EXPECT_EQ(q.dequeue(at(102'539))->id, 3u);
+  EXPECT_EQ(obs.ids(Event::kDrop), (std::vector<uint64_t>{2}));
+  EXPECT_TRUE(q.flow_vars(1).dropping);
+  EXPECT_EQ(q.flow_vars(1).count, 1u);
+  EXPECT_EQ(q.dequeue(at(102'540))->id, 6u);
+  EXPECT_EQ(obs.ids(Event::kDrop), (std::vector<uint64_t>{2}));  // B1 is not dropped
+  const CodelVars& b = q.flow_vars(2);
+  EXPECT_FALSE(b.dropping);
+  EXPECT_EQ(b.count, 0u);
+  EXPECT_EQ(b.first_above_time, 0u);
+  EXPECT_EQ(q.flow_deficit(2), 1514 - 1000);
+  EXPECT_TRUE(q.flow_vars(1).dropping);  // A's state is untouched by B's dequeue
+  EXPECT_EQ(q.flow_backlog_packets(1), 2u);
+  testing::expect_stats_identities(q);
 }
 
 TEST(FqCodel, RejectsBadParams) {

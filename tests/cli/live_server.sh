@@ -2,7 +2,7 @@
 # removed on exit together with the server, and start_server ARGS..., which starts
 # `nicsim server --listen 127.0.0.1:0 ARGS` (log in $work/server.log) and sets $server_pid
 # and $port (the ephemeral port it logs).
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() { echo "FAIL: $* [load average $(cut -d" " -f1-3 /proc/loadavg)]" >&2; exit 1; }
 work=$(mktemp -d)
 server_pid=
 cleanup() {

@@ -8,12 +8,21 @@ nicsim=$1
 src=$2
 emu_require_root
 scenario="$src/scenarios/examples/100mbit-5ms.toml"
-links_before=$(ip -o link show | awk -F': ' '{print $2}' | sort)
+# Only what the test's own emulators could have added is compared: a link that appeared in
+# the caller's namespace (the emulator's are a0, b0 and nsim0, created in its namespaces), not
+# the whole list, which other software (or an earlier killed run) may change meanwhile.
+links_of_caller() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
+links_before=$(mktemp)
+trap 'rm -f "$links_before"' EXIT
+links_of_caller > "$links_before"
+# The commands' markers are unique to this run (a killed earlier run's `sleep` may still live).
+s2=20.${$}5
+s3=20.${$}7
 
 check_clean() {  # $1: emulator pid, $2: marker of its command
   [ -z "$(emu_namespaces_of "$1")" ] || fail "$3: namespaces left: $(emu_namespaces_of "$1")"
-  links_now=$(ip -o link show | awk -F': ' '{print $2}' | sort)
-  [ "$links_now" = "$links_before" ] || fail "$3: links changed: $links_now"
+  added=$(links_of_caller | comm -13 "$links_before" -)
+  [ -z "$added" ] || fail "$3: links left in the caller's namespace: $added"
   ! pgrep -f "^sleep $2\$" >/dev/null || fail "$3: command 'sleep $2' still running"
 }
 
@@ -25,7 +34,7 @@ check_clean $pid 0.3 "normal exit"
 echo "ok: normal exit"
 
 # 2. SIGTERM mid-run.
-"$nicsim" emulate "$scenario" --quiet -- sleep 20.5 &
+"$nicsim" emulate "$scenario" --quiet -- sleep $s2 &
 pid=$!
 emu_wait_for_namespaces $pid
 [ "$(emu_namespaces_of $pid | wc -l)" -eq 3 ] || fail "expected 3 namespaces: $(emu_namespaces_of $pid)"
@@ -35,12 +44,12 @@ kill -TERM $pid
 status=0
 wait $pid || status=$?
 [ $status -eq 143 ] || fail "SIGTERM: exit status $status, expected 143"
-check_clean $pid 20.5 "SIGTERM"
+check_clean $pid $s2 "SIGTERM"
 echo "ok: SIGTERM (exit 143)"
 
 # 3. SIGKILL: leftovers stay (namespaces), the command dies with the emulator, and the next
 #    start removes the namespaces.
-"$nicsim" emulate "$scenario" --quiet -- sleep 20.7 &
+"$nicsim" emulate "$scenario" --quiet -- sleep $s3 &
 pid=$!
 emu_wait_for_namespaces $pid
 sleep 0.3
@@ -48,11 +57,11 @@ kill -KILL $pid
 wait $pid 2>/dev/null || true
 [ -n "$(emu_namespaces_of $pid)" ] || fail "SIGKILL: expected leftovers to clean up"
 for _ in $(seq 1 50); do
-  pgrep -f "^sleep 20.7\$" >/dev/null || break
+  pgrep -f "^sleep $s3\$" >/dev/null || break
   sleep 0.1
 done
 cleanup_out=$("$nicsim" emulate --cleanup 2>&1) || fail "--cleanup exited $?: $cleanup_out"
 echo "$cleanup_out" | grep -q "removed leftover namespace nicsim-$pid-a" \
   || fail "--cleanup did not report removing nicsim-$pid-a: $cleanup_out"
-check_clean $pid 20.7 "SIGKILL + next start"
+check_clean $pid $s3 "SIGKILL + next start"
 echo "ok: SIGKILL, then the next start removed the leftovers"

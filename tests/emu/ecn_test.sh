@@ -31,10 +31,15 @@ rate = "100Mbit"
 delay = "5ms"
 TOML
 export NICSIM_PRESETS="$src/presets"
+# iperf3's exit status is checked on its own (sh has no pipefail: `iperf3 | grep` would take
+# grep's), then its summary lines are shown.
+export ECN_IPERF3_OUT="$work/iperf3.out"
 "$nicsim" emulate "$work/ecn.toml" \
   --server 'sysctl -qw net.ipv4.tcp_ecn=1 && exec iperf3 -s -1 > /dev/null' \
   -- sh -c 'sysctl -qw net.ipv4.tcp_ecn=1 || exit 1
-            iperf3 -c "$NICSIM_PEER" -t 3 -f m | grep -E "sender|receiver" || exit 1
+            iperf3 -c "$NICSIM_PEER" -t 3 -f m > "$ECN_IPERF3_OUT" 2>&1 \
+              || { echo "iperf3 exited $?"; cat "$ECN_IPERF3_OUT"; exit 1; }
+            grep -E "sender|receiver" "$ECN_IPERF3_OUT" || exit 1
             nstat -az TcpExtTCPDeliveredCE | sed -n "s/^TcpExtTCPDeliveredCE *\([0-9]*\).*/delivered_ce \1/p"' \
   > "$work/out" 2> "$work/summary" || fail "nicsim emulate exited $?: $(cat "$work/out" "$work/summary")"
 cat "$work/out"

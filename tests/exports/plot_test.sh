@@ -53,15 +53,27 @@ check_png compare.png
 "$nicsim" plot r.json r2.json --kind compare -o compare.svg 2>/dev/null
 check_svg compare.svg "Goodput vs p99 RTT of the main probe" "p99 round-trip time (ms)" \
   "goodput (Mbit/s)" "r.json sim bql=false b->a" "r2.json sim bql=true a->b"
-if $py -c 'import json,sys; sys.exit(0 if json.load(open("r.json"))["runs"][0]["latency_ms"]["ping"].get("series",{}).get("time_s") else 1)'; then
-  "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png 2>/dev/null
-  check_png cdf.png
-  "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.svg 2>/dev/null
-  check_svg cdf.svg "Latency CDF (RTT)" "round-trip time (ms)" "fraction of samples" "ping (icmp, n="
-else
-  expect_error 2 "has no latency samples (probe series)" \
-    "$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png
-fi
+# The simulator always records the per-sample series (3 s of 20 ms pings), so the CDF plots;
+# the same file with every series removed must give the one-line error instead.
+$py - <<'PY' || fail "r.json: the ping series is missing or short"
+import json
+run = next(r for r in json.load(open("r.json"))["runs"] if r["label"] == "bql=true")
+assert len(run["latency_ms"]["ping"]["series"]["time_s"]) >= 140
+PY
+"$nicsim" plot r.json --run bql=true --kind cdf -o cdf.png 2>/dev/null
+check_png cdf.png
+"$nicsim" plot r.json --run bql=true --kind cdf -o cdf.svg 2>/dev/null
+check_svg cdf.svg "Latency CDF (RTT)" "round-trip time (ms)" "fraction of samples" "ping (icmp, n="
+$py - <<'PY'
+import json
+d = json.load(open("r.json"))
+for run in d["runs"]:
+    for probe in run["latency_ms"].values():
+        probe.pop("series", None)
+json.dump(d, open("no_series.json", "w"))
+PY
+expect_error 2 "has no latency samples (probe series)" \
+  "$nicsim" plot no_series.json --run bql=true --kind cdf -o cdf.png
 
 if [ -n "${3:-}" ]; then
   "$3" full > full.json
