@@ -1,13 +1,12 @@
 #include "nicsim/model/usb_nic.h"
 
-#include "nicsim/core/gso.h"
-
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "nicsim/core/gso.h"
 #include "nicsim/model/ethernet.h"
 
 namespace nicsim::model {
@@ -605,7 +604,7 @@ void UsbNic::split_gso(Packet&& p) {
   stats_.tx_segments += n;
 }
 
-std::optional<Packet> UsbNic::next_tx_frame(Time now, Duration& gso_cost, bool& last_segment) {
+std::optional<UsbNic::TxFrame> UsbNic::next_tx_frame(Time now, Duration& gso_cost) {
   if (requeue_.empty()) {
     std::optional<Packet> p = qdisc_.dequeue(now);
     if (!p) {
@@ -613,33 +612,34 @@ std::optional<Packet> UsbNic::next_tx_frame(Time now, Duration& gso_cost, bool& 
     }
     if (p->gso_segs <= 1 || p->payload) {
       ++stats_.tx_segments;
-      last_segment = true;
-      return p;
+      TxRelease release = release_of(*p);
+      return TxFrame{std::move(*p), release};
     }
     gso_cost += costs_.per_gso_segment * static_cast<int64_t>(p->gso_segs);
     split_gso(std::move(*p));
   }
   Packet s = requeue_.pop_front();
   requeue_bytes_ -= s.len;
-  last_segment = requeue_.empty() || requeue_.front().id != s.id;
-  return s;
+  const bool last_segment = requeue_.empty() || requeue_.front().id != s.id;
+  TxRelease release = release_of(s, last_segment);
+  return TxFrame{std::move(s), release};
 }
 
-void UsbNic::drop_tx(Packet&& p, Time now, bool last_segment) {
+void UsbNic::drop_tx(TxFrame&& f, Time now) {
   // tx_fixup failed: usbnet frees the skb (tx_dropped); the socket gets its bytes back.
   ++stats_.tx_malformed_drops;
   if (observer_ != nullptr) {
-    observer_->on_drop(now, p, DropReason::kMalformed);
+    observer_->on_drop(now, f.packet, DropReason::kMalformed);
   }
-  sink_->tx_released(release_of(p, last_segment), now);
+  sink_->tx_released(f.release, now);
 }
 
-void UsbNic::submit_frame(Packet&& p, Time now, Time ready, const TxRelease& rec, uint32_t usb_len,
-                          bool seg_end, uint32_t urb_frames) {
+void UsbNic::submit_frame(Packet&& p, Time now, Time ready, const TxRelease& release,
+                          uint32_t usb_len, bool seg_end, uint32_t urb_frames) {
   p.stamp(Stage::kRingIn, now);
-  tx_records_.push_back(rec);
+  tx_records_.push_back(release);
   ++tx_inflight_frames_;
-  tx_inflight_bytes_ += rec.bytes;
+  tx_inflight_bytes_ += release.bytes;
   ++stats_.tx_transfer_frames;
   bus_frames_.push_back(std::move(p));
   bus_meta_.push_back(BusFrame{ready, usb_len, seg_end, urb_frames});
@@ -696,27 +696,26 @@ void UsbNic::run_qdisc(Time now) {
     // usbnet_start_xmit per frame: tx_fixup, one URB, stop at tx_qlen URBs in flight.
     while (!stopped_) {
       Duration gso = Duration::zero();
-      bool last = true;
-      std::optional<Packet> p = next_tx_frame(now, gso, last);
-      if (!p) {
+      std::optional<TxFrame> f = next_tx_frame(now, gso);
+      if (!f) {
         empty_dequeue = true;
         break;
       }
       const Duration cost = costs_.per_tx_frame + gso;
       charge(cost);
       const Time ready = cpu_->run(now, cost);
-      if (!tx_encodable(p->len)) {
-        drop_tx(std::move(*p), now, last);
+      if (!tx_encodable(f->packet.len)) {
+        drop_tx(std::move(*f), now);
         continue;
       }
-      if (p->payload) {
-        encode_tx_payloads(std::span<Packet>(&*p, 1));
+      if (f->packet.payload) {
+        encode_tx_payloads(std::span<Packet>(&f->packet, 1));
       }
-      const TxRelease rec{p->id, p->flow_id, p->len, last};
-      const uint32_t usb_len = tx_usb_len(p->len);
+      const uint32_t usb_len = tx_usb_len(f->packet.len);
       ++stats_.tx_transfers;
       ++stats_.tx_frames_per_transfer[1];
-      submit_frame(std::move(*p), now, ready, rec, usb_len, /*seg_end=*/true, /*urb_frames=*/1);
+      submit_frame(std::move(f->packet), now, ready, f->release, usb_len, /*seg_end=*/true,
+                   /*urb_frames=*/1);
       ++tx_inflight_urbs_;
       if (tx_inflight_urbs_ >= static_cast<uint64_t>(params_.tx_qlen)) {
         stopped_ = true;  // netif_stop_queue
@@ -731,21 +730,20 @@ void UsbNic::run_qdisc(Time now) {
     bool any_payload = false;
     while (tx_batch_.size() < static_cast<size_t>(params_.tx_frames_per_transfer)) {
       Duration gso = Duration::zero();
-      bool last = true;
-      std::optional<Packet> p = next_tx_frame(now, gso, last);
-      if (!p) {
+      std::optional<TxFrame> f = next_tx_frame(now, gso);
+      if (!f) {
         empty_dequeue = true;
         break;
       }
       // m_copydata into the transfer buffer.
-      cost += costs_.per_tx_frame + gso + costs_.copy(p->len);
-      if (!tx_encodable(p->len)) {
-        drop_tx(std::move(*p), now, last);
+      cost += costs_.per_tx_frame + gso + costs_.copy(f->packet.len);
+      if (!tx_encodable(f->packet.len)) {
+        drop_tx(std::move(*f), now);
         continue;
       }
-      any_payload = any_payload || p->payload != nullptr;
-      tx_batch_rec_.push_back(release_of(*p, last));
-      tx_batch_.push_back(std::move(*p));
+      any_payload = any_payload || f->packet.payload != nullptr;
+      tx_batch_rec_.push_back(f->release);
+      tx_batch_.push_back(std::move(f->packet));
     }
     charge(cost);
     if (!tx_batch_.empty()) {

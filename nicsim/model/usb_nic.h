@@ -338,16 +338,24 @@ class UsbNic final : public Nic {
   void tx_done(Time t, uint32_t frames);
   Time completion_boundary(Time c) const;
 
+  // A frame taken from the qdisc (or a software-GSO segment of one) with the release its
+  // socket gets back when the frame is freed: built once, by release_of(), for both drivers.
+  struct TxFrame {
+    Packet packet;
+    TxRelease release;
+  };
+
   void run_qdisc(Time now);
-  std::optional<Packet> next_tx_frame(Time now, Duration& gso_cost, bool& last_segment);
+  // The next frame to transmit; adds the software-GSO work of a newly split packet to gso_cost.
+  std::optional<TxFrame> next_tx_frame(Time now, Duration& gso_cost);
   bool tx_encodable(uint32_t len) const;
   void encode_tx_payloads(std::span<Packet> frames);  // driver encode + device decode
   void split_gso(Packet&& p);
   uint64_t segment_bytes_from_head() const;
   void assert_pause(Time t);
-  void submit_frame(Packet&& p, Time now, Time ready, const TxRelease& rec, uint32_t usb_len,
+  void submit_frame(Packet&& p, Time now, Time ready, const TxRelease& release, uint32_t usb_len,
                     bool seg_end, uint32_t urb_frames);
-  void drop_tx(Packet&& p, Time now, bool last_segment);
+  void drop_tx(TxFrame&& f, Time now);
   void decode_rx_payloads(std::vector<Packet>& frames);  // sets good_[i]
   void charge(Duration d) { stats_.cpu_time += d; }
 
