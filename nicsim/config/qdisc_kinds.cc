@@ -56,6 +56,19 @@ std::optional<std::string> check_priomap(const detail::Value& v) {
   return std::nullopt;
 }
 
+// The CoDel control-law keys shared by codel and fq_codel (tc-codel(8), tc-fq_codel(8)), after
+// the kind's own keys.
+template <class P>
+std::vector<Field<QdiscConfig>> with_codel_keys(std::vector<Field<QdiscConfig>> own) {
+  own.push_back(qfield<P>("target", Kind::kDuration, [](P& p) -> Duration& { return p.target; }));
+  own.push_back(
+      qfield<P>("interval", Kind::kDuration, [](P& p) -> Duration& { return p.interval; }));
+  own.push_back(qfield<P>("ecn", Kind::kBool, [](P& p) -> bool& { return p.ecn; }));
+  own.push_back(qfield<P>("ce_threshold", Kind::kDuration,
+                          [](P& p) -> std::optional<Duration>& { return p.ce_threshold; }));
+  return own;
+}
+
 QdiscKind pfifo() {
   return simple_kind<algo::Fifo>(
       "pfifo",
@@ -94,12 +107,8 @@ QdiscKind pfifo_fast() {
 QdiscKind codel() {
   QdiscKind k = simple_kind<algo::Codel>(
       "codel", [] { return Codel{}; },
-      {qfield<Codel>("limit", Kind::kInt, [](Codel& p) -> int64_t& { return p.limit; }),
-       qfield<Codel>("target", Kind::kDuration, [](Codel& p) -> Duration& { return p.target; }),
-       qfield<Codel>("interval", Kind::kDuration, [](Codel& p) -> Duration& { return p.interval; }),
-       qfield<Codel>("ecn", Kind::kBool, [](Codel& p) -> bool& { return p.ecn; }),
-       qfield<Codel>("ce_threshold", Kind::kDuration,
-                     [](Codel& p) -> std::optional<Duration>& { return p.ce_threshold; })},
+      with_codel_keys<Codel>(
+          {qfield<Codel>("limit", Kind::kInt, [](Codel& p) -> int64_t& { return p.limit; })}),
       [](const Codel&) { return false; });
   k.counters = [](AnyQueue& q) {
     const auto& s = q.get<algo::Codel>()->stats();
@@ -113,19 +122,15 @@ QdiscKind codel() {
 QdiscKind fq_codel() {
   QdiscKind k = simple_kind<algo::FqCodel>(
       "fq_codel", [] { return FqCodel{}; },
-      {qfield<FqCodel>("limit", Kind::kInt, [](FqCodel& p) -> int64_t& { return p.limit; }),
-       qfield<FqCodel>("flows", Kind::kInt, [](FqCodel& p) -> int64_t& { return p.flows; }),
-       qfield<FqCodel>("memory_limit", Kind::kBytes,
-                       [](FqCodel& p) -> int64_t& { return p.memory_limit; }),
-       qfield<FqCodel>("drop_batch", Kind::kInt,
-                       [](FqCodel& p) -> int64_t& { return p.drop_batch; }),
-       qfield<FqCodel>("quantum", Kind::kBytes, [](FqCodel& p) -> int64_t& { return p.quantum; }),
-       qfield<FqCodel>("target", Kind::kDuration, [](FqCodel& p) -> Duration& { return p.target; }),
-       qfield<FqCodel>("interval", Kind::kDuration,
-                       [](FqCodel& p) -> Duration& { return p.interval; }),
-       qfield<FqCodel>("ecn", Kind::kBool, [](FqCodel& p) -> bool& { return p.ecn; }),
-       qfield<FqCodel>("ce_threshold", Kind::kDuration,
-                       [](FqCodel& p) -> std::optional<Duration>& { return p.ce_threshold; })},
+      with_codel_keys<FqCodel>(
+          {qfield<FqCodel>("limit", Kind::kInt, [](FqCodel& p) -> int64_t& { return p.limit; }),
+           qfield<FqCodel>("flows", Kind::kInt, [](FqCodel& p) -> int64_t& { return p.flows; }),
+           qfield<FqCodel>("memory_limit", Kind::kBytes,
+                           [](FqCodel& p) -> int64_t& { return p.memory_limit; }),
+           qfield<FqCodel>("drop_batch", Kind::kInt,
+                           [](FqCodel& p) -> int64_t& { return p.drop_batch; }),
+           qfield<FqCodel>("quantum", Kind::kBytes,
+                           [](FqCodel& p) -> int64_t& { return p.quantum; })}),
       [](const FqCodel& p) { return p.limit >= 1; });
   k.counters = [](AnyQueue& q) {
     const auto& s = q.get<algo::FqCodel>()->stats();
