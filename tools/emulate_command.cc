@@ -500,14 +500,14 @@ int emulate_command(int argc, char** argv) {
     if (own_traffic) {
       live::TrafficPlan plan;
       try {
-        plan = live::plan_from_scenario(run.scenario);
+        plan = config::plan(run.scenario);
       } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "nicsim: %s: %s\n", args->scenario.c_str(), e.what());
         return 2;
       }
       // Safety cap only: the run ends when the traffic reports done (done_fd).
       session.duration = plan.duration + Duration::s(30);
-      traffic.emplace(plan, notice);
+      traffic.emplace(plan, config::run_info(run, "emu"), notice);
       session.done_fd = traffic->done_fd();
     }
     session.on_ready = [&](const emu::Topology& t) {
@@ -540,13 +540,6 @@ int emulate_command(int argc, char** argv) {
         std::fprintf(stderr, "nicsim emulate: %s: traffic: %s\n", args->scenario.c_str(), e.what());
         return 1;
       }
-      r.label = run.label;
-      for (const auto& [key, value] : run.params) {
-        r.params.push_back(report::RunParam{key, value});
-      }
-      r.backend = "emu";
-      r.seed = run.scenario.seed;
-      r.config_toml = config::dump(run.scenario);
       report::print(stdout, report::format_run_report(r));
       std::fflush(stdout);
       const double wall =

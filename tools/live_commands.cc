@@ -283,15 +283,13 @@ int rrul_command(int argc, char** argv) {
   const auto wall_start = std::chrono::steady_clock::now();
   report::Run run;
   try {
-    run = live::run_traffic(plan, opt);
+    run = live::run_traffic(plan, report::RunInfo{"rrul " + host, {}, "live", 0, "", {}}, opt);
   } catch (const live::LiveError& e) {
     std::fprintf(stderr, "nicsim rrul: %s\n", e.what());
     return 1;
   }
   signalfd_siginfo si{};
   const bool interrupted = ::read(stop.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si);
-  run.label = "rrul " + host;
-  run.backend = "live";
   report::print(stdout, report::format_run_report(run));
   std::fflush(stdout);
   results.meta.wall_s =

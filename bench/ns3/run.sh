@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs ns-3 3.37 from Debian (if needed), builds bench/ns3 and runs the stmmac BQL case of
-# tool-anchors.md §13 in ns-3, printing each run's human line and JSON line, then a Markdown
+# docs/mechanisms §13 in ns-3, printing each run's human line and JSON line, then a Markdown
 # table (bench/ns3/table.sh). Results are also kept in $BUILD_DIR/results.jsonl.
 #
 # Usage: bench/ns3/run.sh [--all] [--repeat N] [-- EXTRA_FLAGS...]

@@ -1,7 +1,7 @@
 // ns-3 reference run of the stmmac BQL case, for comparing nicsim's simulator with ns-3 on the
-// same scenario (issue 4 item 8, "speed side by side"; setup from tool-anchors.md §13).
+// same scenario (issue 4 item 8, "speed side by side"; setup from docs/mechanisms §13).
 //
-// Scenario (defaults = the 100 Mbit/s, BQL-off row of tool-anchors §13):
+// Scenario (defaults = the 100 Mbit/s, BQL-off row of docs/mechanisms §13):
 //   two nodes, one point-to-point link, --rateMbit (100; 1000 for the 1 Gbit/s rows), --delayUs
 //   one way (100 us); device queue ("ring") DropTailQueue of --ring packets (256); root qdisc
 //   pfifo_fast of --qdiscLimit packets (1000) via the traffic-control layer on both devices, or
@@ -10,7 +10,7 @@
 //   default 128 KiB socket buffers; a UDP echo probe node 0 -> node 1 -> node 0 every
 //   --probeIntervalMs (10 ms) with TOS 0; --simTime simulated seconds (30).
 //
-// Choices that tool-anchors §13 does not state (each a flag; the defaults reproduce §13's
+// Choices that docs/mechanisms §13 does not state (each a flag; the defaults reproduce §13's
 // 100 Mbit/s BQL-off row: 96.3 Mbit/s, 43.2 ms, ~1.6 M events):
 //   --segmentSize 1448: the Linux MSS at MTU 1500 with TCP timestamps (ns-3's default is 536).
 //     With 1448 the goodput ceiling is 1448/1502 of the link (1502 = 1448 + 12 timestamp option +
@@ -176,7 +176,7 @@ int main(int argc, char* argv[]) {
   std::string case_name = "stmmac_bql";
 
   CommandLine cmd(__FILE__);
-  cmd.AddValue("rateMbit", "link rate in Mbit/s (100 or 1000 in tool-anchors §13)", rate_mbit);
+  cmd.AddValue("rateMbit", "link rate in Mbit/s (100 or 1000 in the reference runs)", rate_mbit);
   cmd.AddValue("delayUs", "one-way propagation delay in microseconds", delay_us);
   cmd.AddValue("ring", "device queue (TX ring) size in packets", ring);
   cmd.AddValue("qdisc", "root qdisc: pfifo_fast or fq_codel", qdisc);

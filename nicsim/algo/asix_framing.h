@@ -3,7 +3,7 @@
 // chips, as encoders (what the device or the driver writes) and decoders (what the other side
 // parses).
 //
-// RX (bulk-IN, driver-mechanisms.md §5.2). Each frame is preceded by a 4-byte header: 16-bit
+// RX (bulk-IN, docs/mechanisms/asix.md §5.2). Each frame is preceded by a 4-byte header: 16-bit
 // little-endian length, then its 16-bit one's complement; the frame (no FCS) is padded to an
 // even length. The device packs frames back to back up to its burst size (MFB) and a frame may
 // straddle transfer boundaries. AsixRx::decode follows

@@ -1,4 +1,4 @@
-// libFuzzer target for the ASIX AX88178/AX88772 framing codecs (driver-mechanisms.md §5.2,
+// libFuzzer target for the ASIX AX88178/AX88772 framing codecs (docs/mechanisms/asix.md §5.2,
 // §5.3). Input: byte 0 configures (bit 0 FreeBSD rules, bits 7:1 a transfer-size selector k);
 // the rest is
 // (1) cut into transfers of 1 + k bytes and fed to one AsixRx (Linux reassembly state carried

@@ -1,4 +1,4 @@
-// Asix framing: pins the AX88178/AX88772 bulk-transfer byte layout (driver-mechanisms.md §5.2
+// Asix framing: pins the AX88178/AX88772 bulk-transfer byte layout (docs/mechanisms/asix.md §5.2
 // RX, §5.3 TX) and how Linux asix_rx_fixup_internal and FreeBSD axe_rx_frame parse it.
 #include "nicsim/algo/asix_framing.h"
 

@@ -2,7 +2,7 @@
 // Codel — the Controlled Delay AQM (Nichols & Jacobson; RFC 8289) on one FIFO queue.
 //
 // Behaviour follows Linux include/net/codel.h, include/net/codel_impl.h and
-// net/sched/sch_codel.c as described in driver-mechanisms.md §8.1–8.4 (behaviour ported,
+// net/sched/sch_codel.c as described in docs/mechanisms/codel.md §8.1–8.4 (behaviour ported,
 // no kernel code copied). The file has two layers:
 //
 //  1. The reusable CoDel machinery, split like the kernel's codel_params / codel_vars /

@@ -1,5 +1,5 @@
 // Codel: pins the CoDel algorithm of include/net/codel*.h and sch_codel.c as described in
-// driver-mechanisms.md §8.1–8.4, on a manual clock.
+// docs/mechanisms/codel.md §8.1–8.4, on a manual clock.
 //
 // Most scenarios step time on a grid of 1000 CoDel units (1000 * 1024 ns = 1.024 ms) so that
 // every time converts to CoDel time exactly; `at(u)` is the Time of CoDel unit u.
@@ -43,7 +43,7 @@ std::vector<uint16_t> rec_inv_sqrt_series(uint32_t n) {
   return out;
 }
 
-// driver-mechanisms §8.1: defaults and the 1024 ns time unit.
+// docs/mechanisms/codel.md §8.1: defaults and the 1024 ns time unit.
 TEST(Codel, DefaultsAndTimeBase) {
   const Codel::Params p;
   EXPECT_EQ(p.limit, 1000);
@@ -69,7 +69,7 @@ TEST(Codel, DefaultsAndTimeBase) {
   EXPECT_TRUE(codel_time_after_eq(7u, 7u));
 }
 
-// driver-mechanisms §8.2: the Newton step against double precision 1/sqrt(count), counting
+// docs/mechanisms/codel.md §8.2: the Newton step against double precision 1/sqrt(count), counting
 // up from a reset. Observed (and pinned here): the fixed point is never above 1/sqrt(count);
 // it is exact to 1.5e-5 at count 1, 29.3 % low at count 2 (one step from x = 1 for count 2
 // gives x = 0.5), 2.6 % low at 3, 2.5 % at 4, < 1.3 % from 5, < 0.6 % from 8 and < 0.5 % for
@@ -103,7 +103,7 @@ TEST(Codel, InvSqrtNewtonStepMatchesDouble) {
   EXPECT_EQ(codel_newton(3, 0xFFFF), 0x0002u);  // 3 - 3 * x^2 just below 0 wraps to ~0
 }
 
-// driver-mechanisms §8.2: control-law spacing at interval 100 ms for count 1..8. Exact values
+// docs/mechanisms §8.2: control-law spacing at interval 100 ms for count 1..8. Exact values
 // of the fixed-point computation (CoDel units, 1024 ns), compared with interval/sqrt(count):
 // ideal 100, 70.7, 57.7, 50, 44.7, 40.8, 37.8, 35.4 ms; fixed point 99.998, 50.001, 56.249,
 // 48.778, 44.151, 40.406, 37.517, 35.151 ms (count 2 is the 29 % outlier of the test above).
@@ -124,7 +124,7 @@ TEST(Codel, ControlLawSpacing) {
   EXPECT_EQ(codel_control_law(0xFFFFFFF0u, interval, kRecInvSqrtOne), 97654u - 16u);
 }
 
-// driver-mechanisms §8.3: no drop before sojourn >= target for a whole interval, and then only
+// docs/mechanisms §8.3: no drop before sojourn >= target for a whole interval, and then only
 // strictly after first_above_time; the backlog <= mtu exemption; an empty queue resets.
 TEST(Codel, ShouldDropRules) {
   const CodelConfig cfg;  // target 4882, interval 97656, mtu 1514
@@ -188,7 +188,7 @@ TEST(Codel, FirstDropStrictlyAfterInterval) {
 }
 
 // Two 1000-byte packets: after the first dequeue the backlog is 1000 <= mtu, so however old
-// they are CoDel never drops (driver-mechanisms §8.3 step 3).
+// they are CoDel never drops (docs/mechanisms/codel.md §8.3 step 3).
 TEST(Codel, BacklogAtMostMtuIsNeverDropped) {
   Codel q;
   PacketFactory f;
@@ -200,7 +200,7 @@ TEST(Codel, BacklogAtMostMtuIsNeverDropped) {
   EXPECT_EQ(q.stats().dropped_packets, 0u);
 }
 
-// driver-mechanisms §8.4: the full drop schedule of a standing queue, by hand.
+// docs/mechanisms/codel.md §8.4: the full drop schedule of a standing queue, by hand.
 // 600 packets of 1000 B enqueued at t = 0; one dequeue at each k * 1000 units (k = 1, 2, ...),
 // so the head's sojourn is k * 1000 units.
 //  - k = 5: sojourn 5000 >= 4882 -> first_above_time = 5000 + 97656 = 102656.
@@ -297,7 +297,7 @@ int64_t run_phase_two(Codel& q, PacketFactory& f, int64_t e) {
   return t;
 }
 
-// driver-mechanisms §8.4 step 4c: re-entering soon after the last episode resumes with
+// docs/mechanisms/codel.md §8.4 step 4c: re-entering soon after the last episode resumes with
 // count = delta = count - lastcount = 4 - 1 = 3 and one Newton step from the old
 // rec_inv_sqrt (31968 -> 36542), so the first spacing is 54451 units, not 97654.
 TEST(Codel, CountResetResumesDeltaWhenReenteringSoon) {
@@ -348,7 +348,7 @@ TEST(Codel, CountResetToOneAfterLongPause) {
   EXPECT_EQ(q.vars().drop_next, static_cast<CodelTime>(t) + 97'654u);
 }
 
-// driver-mechanisms §8.4 (ECN): with ecn on, ECT packets are CE-marked and delivered where
+// docs/mechanisms/codel.md §8.4 (ECN): with ecn on, ECT packets are CE-marked and delivered where
 // the control law would drop them; the schedule is the same as StandingQueueDropSchedule
 // because marking advances drop_next exactly like a drop.
 TEST(Codel, EcnMarksEctPacketsInsteadOfDropping) {
@@ -399,7 +399,7 @@ TEST(Codel, EcnDropsNotEctPackets) {
   testing::expect_stats_identities(q);
 }
 
-// driver-mechanisms §8.4 step 3b: when several drops are overdue, one dequeue drops until
+// docs/mechanisms/codel.md §8.4 step 3b: when several drops are overdue, one dequeue drops until
 // drop_next is in the future (the while loop), but with ECN it marks once and delivers.
 // Enter dropping at k = 103 (drop_next 200654), then dequeue at unit 400000: drop_next runs
 // 200654 -> 249483 -> 304414 -> 352049 -> 395165 (all <= 400000, five drops, count 2..6)
@@ -449,7 +449,7 @@ TEST(Codel, EcnOffDropsEctPackets) {
   EXPECT_EQ(q.stats().codel.ecn_mark, 0u);
 }
 
-// driver-mechanisms §8.4 step 5: CE threshold. Sojourn strictly above ce_threshold marks an
+// docs/mechanisms/codel.md §8.4 step 5: CE threshold. Sojourn strictly above ce_threshold marks an
 // ECT packet (counted in ce_mark), whether or not CoDel is in the dropping state; not-ECT
 // packets are left alone and not counted.
 TEST(Codel, CeThresholdMarks) {

@@ -11,7 +11,7 @@
 // Reference: behaviour follows Linux include/linux/netdevice.h __netdev_tx_sent_queue (4.20+,
 // commit 3e59020abf0f), netdev_tx_sent_queue, netdev_tx_completed_queue,
 // netdev_tx_reset_queue, net/core/dev.c netif_schedule_queue / netif_tx_wake_queue, as
-// described in driver-mechanisms.md §2.3, §2.4, §2.6, §3.1–§3.4:
+// described in docs/mechanisms §2.3, §2.4, §2.6, §3.1–§3.4:
 //  - on_sent(bytes, xmit_more), BQL on, driver uses xmit_more (ice/igb/ixgbe pattern):
 //    xmit_more -> dql.queued(bytes) only (no limit check, STACK_XOFF unchanged), kick only if
 //    DRV_XOFF is set; last packet of a batch -> netdev_tx_sent_queue (dql.queued, STACK_XOFF

@@ -1,5 +1,5 @@
 // Doorbell: pins __netdev_tx_sent_queue / netdev_tx_completed_queue / netdev_tx_reset_queue
-// behaviour as described in driver-mechanisms.md §2.3, §2.4, §2.6 and §3.1–§3.4.
+// behaviour as described in docs/mechanisms §2.3, §2.4, §2.6 and §3.1–§3.4.
 #include "nicsim/algo/doorbell.h"
 
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 // (completed); the stack stops handing packets to the driver while avail() < 0.
 //
 // Reference: behaviour follows Linux lib/dynamic_queue_limits.c and
-// include/linux/dynamic_queue_limits.h as described in driver-mechanisms.md §2 (state §2.1,
+// include/linux/dynamic_queue_limits.h as described in docs/mechanisms/bql.md §2 (state §2.1,
 // reset §2.2, enqueue §2.3, dql_completed step by step §2.5). Variable names follow the
 // kernel's (num_queued, adj_limit, prev_ovlimit, lowest_slack, slack_start_time...).
 //

@@ -1,4 +1,4 @@
-// Dql: pins lib/dynamic_queue_limits.c behaviour as described in driver-mechanisms.md §2.
+// Dql: pins lib/dynamic_queue_limits.c behaviour as described in docs/mechanisms/bql.md §2.
 // Every expected value below was computed by hand from the steps of §2.5.
 #include "nicsim/algo/dql.h"
 
@@ -26,7 +26,7 @@ void expect_identity(const Dql& d) {
 // Defaults, conversions, validation.
 
 TEST(Dql, DefaultsAreLinuxDefaults) {
-  // driver-mechanisms §2.1: DQL_MAX_OBJECT = UINT_MAX/16, DQL_MAX_LIMIT = UINT_MAX/2 - that.
+  // docs/mechanisms/bql.md §2.1: DQL_MAX_OBJECT = UINT_MAX/16, DQL_MAX_LIMIT = UINT_MAX/2 - that.
   EXPECT_EQ(kDqlMaxObject, 268'435'455u);
   EXPECT_EQ(kDqlMaxLimit, 1'879'048'192u);
   const Dql::Params p;

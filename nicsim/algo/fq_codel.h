@@ -3,7 +3,7 @@
 // DRR++ with a new-flows list that gives sparse flows priority, CoDel per flow, and a
 // fattest-flow head drop when the packet or memory limit is exceeded.
 //
-// Behaviour follows Linux net/sched/sch_fq_codel.c as described in driver-mechanisms.md §8.5,
+// Behaviour follows Linux net/sched/sch_fq_codel.c as described in docs/mechanisms §8.5,
 // with the per-flow CoDel of §8.1–8.4 (nicsim/algo/codel.h: per-flow CodelVars, one global
 // CodelConfig and CodelStats; should_drop sees the WHOLE qdisc's byte backlog). Behaviour
 // ported, no kernel code copied.

@@ -1,4 +1,4 @@
-// FqCodel: pins sch_fq_codel.c behaviour as described in driver-mechanisms.md §8.5 (with the
+// FqCodel: pins sch_fq_codel.c behaviour as described in docs/mechanisms/fq-codel.md §8.5 (with the
 // per-flow CoDel of §8.1–8.4), on a manual clock. Unless a test says otherwise, everything
 // happens at one instant, so sojourn times are 0 and CoDel never acts; `at(u)` is the Time of
 // CoDel unit u (1024 ns).
@@ -41,7 +41,7 @@ std::vector<uint64_t> ids_of(const std::vector<std::optional<Packet>>& ps) {
   return out;
 }
 
-// driver-mechanisms §8.5: fq_codel_init defaults.
+// docs/mechanisms/fq-codel.md §8.5: fq_codel_init defaults.
 TEST(FqCodel, Defaults) {
   const FqCodel::Params p;
   EXPECT_EQ(p.limit, 10240);
@@ -66,7 +66,7 @@ TEST(FqCodel, Defaults) {
   EXPECT_EQ(q.truesize(65), 128u + 576u);
 }
 
-// driver-mechanisms §8.5 classification: idx = (hash * flows) >> 32; colliding hashes share
+// docs/mechanisms §8.5 classification: idx = (hash * flows) >> 32; colliding hashes share
 // one queue.
 TEST(FqCodel, HashToIndex) {
   const FqCodel q;
@@ -95,7 +95,7 @@ TEST(FqCodel, HashToIndex) {
   EXPECT_EQ(c.stats().new_flow_count, 2u);
 }
 
-// driver-mechanisms §8.5 DRR++ with quantum 1514: flow A (bucket 1) sends 1500 B packets,
+// docs/mechanisms/fq-codel.md §8.5 DRR++ with quantum 1514: flow A (bucket 1) sends 1500 B packets,
 // flow B (bucket 2) 500 B packets, both backlogged. By hand:
 //   A deficit 1514: A1 (14), A2 (-1486); A <= 0: +1514 = 28, to old_flows.
 //   B 1514: B1 (1014) B2 (514) B3 (14) B4 (-486); B: 1028, to old. A 28: A3 (-1472);
@@ -143,7 +143,7 @@ TEST(FqCodel, DrrByteFairnessAndQuantumAccounting) {
   EXPECT_EQ(q.stats().dropped_packets, 0u);
 }
 
-// driver-mechanisms §8.5: a quantum below 256 is raised to 256 (fq_codel_change); a flow that
+// docs/mechanisms §8.5: a quantum below 256 is raised to 256 (fq_codel_change); a flow that
 // becomes active starts with deficit = quantum.
 TEST(FqCodel, QuantumClampTo256) {
   FqCodel q(FqCodel::Params{.quantum = 100});
@@ -165,7 +165,7 @@ TEST(FqCodel, QuantumClampTo256) {
   EXPECT_EQ(q.flow_list(7), FlowList::kOld);
 }
 
-// driver-mechanisms §8.5 dequeue step 2: the turn ends at deficit <= 0, including exactly 0.
+// docs/mechanisms §8.5 dequeue step 2: the turn ends at deficit <= 0, including exactly 0.
 // Two flows of 757 B packets (2 x 757 = 1514 = quantum): A A B B A A B B ...
 TEST(FqCodel, DeficitExactlyZeroEndsTheTurn) {
   FqCodel q;
@@ -206,7 +206,7 @@ void make_two_bulk_flows_old(FqCodel& q, PacketFactory& f) {
   ASSERT_EQ(q.flow_deficit(2), 1228);
 }
 
-// driver-mechanisms §8.5 consequences: a sparse flow arriving at an empty flow queue joins
+// docs/mechanisms §8.5 consequences: a sparse flow arriving at an empty flow queue joins
 // new_flows and is served before the backlogged flows in old_flows.
 TEST(FqCodel, SparseFlowServedBeforeBulkFlows) {
   FqCodel q;
@@ -222,7 +222,7 @@ TEST(FqCodel, SparseFlowServedBeforeBulkFlows) {
   EXPECT_EQ(q.flow_deficit(3), 1414);
 }
 
-// driver-mechanisms §8.5 dequeue step 4: when the sparse flow empties while it heads
+// docs/mechanisms/fq-codel.md §8.5 dequeue step 4: when the sparse flow empties while it heads
 // new_flows and old_flows is non-empty, it moves to the tail of old_flows instead of leaving
 // the lists; its next packet then waits its DRR turn behind A and B (A8..A11 with A's
 // remaining 628 bytes, then B7..B11 with 1228 bytes) — no second new-flow priority.
@@ -265,7 +265,7 @@ TEST(FqCodel, EmptiedNewFlowLeavesListsWhenOldFlowsEmpty) {
   EXPECT_EQ(q.dequeue(at(0))->id, 2u);
 }
 
-// driver-mechanisms §8.5 enqueue step 5: over the packet limit, the fattest flow (first
+// docs/mechanisms/fq-codel.md §8.5 enqueue step 5: over the packet limit, the fattest flow (first
 // strictly largest backlog) loses packets from its head until half its bytes or drop_batch
 // packets are gone. limit 10: A (bucket 1) 6 x 1000 B, B (bucket 2) 4 x 1000 B, then C
 // arrives: qlen 11 > 10; A is fattest (6000), threshold 3000 -> A's ids 1, 2, 3 dropped
@@ -336,7 +336,7 @@ TEST(FqCodel, FattestFlowByBytesFirstStrictlyLargestWins) {
   EXPECT_EQ(q.flow_vars(2).count, 4u);
 }
 
-// driver-mechanisms §8.5: if the victim flow is the arriving packet's flow, NET_XMIT_CN
+// docs/mechanisms/fq-codel.md §8.5: if the victim flow is the arriving packet's flow, NET_XMIT_CN
 // (kCongested); the arrival itself is kept (head drop). limit 4, A has 4 x 1000 B, a 5th
 // arrives: A (5000 B) is fattest, threshold 2500: ids 1, 2, 3 dropped; 4 and 5 remain.
 TEST(FqCodel, CongestedWhenOwnFlowIsVictim) {
@@ -369,7 +369,7 @@ TEST(FqCodel, DroppedWhenTheArrivalItselfIsHeadDropped) {
   testing::expect_stats_identities(q);
 }
 
-// driver-mechanisms §8.5 memory limit: memory_usage (modelled truesize, 1000 B -> 1024 + 576
+// docs/mechanisms §8.5 memory limit: memory_usage (modelled truesize, 1000 B -> 1024 + 576
 // = 1600) above memory_limit triggers the same fattest-flow drop, counted as overmemory.
 // memory_limit 5000: A holds 3 x 1000 B (4800); B's arrival makes 6400 > 5000: A (3000 B)
 // loses 2 packets (1000, 2000 >= 1500); memory 6400 - 3200 = 3200.
@@ -398,7 +398,7 @@ TEST(FqCodel, MemoryLimitDropsWithOvermemory) {
   EXPECT_EQ(FqCodel(FqCodel::Params{.truesize_overhead = 0}).truesize(1000), 1024u);
 }
 
-// driver-mechanisms §8.3 + §8.5: fq_codel passes the WHOLE qdisc's backlog to should_drop.
+// docs/mechanisms §8.3 + §8.5: fq_codel passes the WHOLE qdisc's backlog to should_drop.
 // A (bucket 1) holds 2 x 1000 B and B (bucket 2) 5 x 1000 B, all at t = 0. A1 leaves at
 // 4882 units: A's own backlog is then 1000 <= mtu, but the qdisc's is 6000, so CoDel starts
 // A's interval (first_above_time 102538). A2 at 102539 is dropped (ECN-incapable), A is

@@ -1,7 +1,7 @@
 #pragma once
 // Htb — the Linux hierarchical token bucket qdisc.
 //
-// Behaviour follows Linux net/sched/sch_htb.c as described in driver-mechanisms.md §9.1 and
+// Behaviour follows Linux net/sched/sch_htb.c as described in docs/mechanisms §9.1 and
 // §9.3 (facts only; no kernel code is copied). A tree of classes: every class has a rate
 // bucket (`tokens`, depth `buffer`) and a ceil bucket (`ctokens`, depth `cbuffer`), both kept
 // in nanoseconds of transmission time at rate / ceil (psched_l2t_ns), capped at the bucket

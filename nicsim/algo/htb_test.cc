@@ -1,4 +1,4 @@
-// Htb: pins sch_htb.c behaviour as described in driver-mechanisms.md §9.1 and §9.3 (token
+// Htb: pins sch_htb.c behaviour as described in docs/mechanisms §9.1 and §9.3 (token
 // buckets in ns of transmission time, modes, charging, borrowing through feeds, DRR per
 // level/prio, default class and direct queue, next wake-up) on a manual clock.
 //

@@ -2,7 +2,7 @@
 // IrqCoalescer — interrupt moderation for one completion source (RX frames or TX completions).
 //
 // Behaviour follows the ethtool -C contract (Linux include/uapi/linux/ethtool.h, struct
-// ethtool_coalesce; driver-mechanisms.md §7.1): for a (usecs, frames) pair the device raises an
+// ethtool_coalesce; docs/mechanisms §7.1): for a (usecs, frames) pair the device raises an
 // interrupt when
 //     (usecs > 0 AND now − time of the first pending completion >= usecs)
 //  OR (frames > 0 AND pending completions >= frames).

@@ -1,4 +1,4 @@
-// IrqCoalescer: pins the ethtool -C exit condition (driver-mechanisms §7.1) and NAPI masking
+// IrqCoalescer: pins the ethtool -C exit condition (docs/mechanisms §7.1) and NAPI masking
 // (§7.2) on a manual clock.
 #include "nicsim/algo/irq_coalescer.h"
 

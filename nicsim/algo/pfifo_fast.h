@@ -2,7 +2,7 @@
 // PfifoFast — Linux's default qdisc: three strict-priority FIFO bands with tail drop.
 //
 // Behaviour follows Linux net/sched/sch_generic.c (pfifo_fast) as described in
-// driver-mechanisms.md §9.4:
+// docs/mechanisms/qdisc-basics.md §9.4:
 //   - band = priomap[skb->priority & 15] (TC_PRIO_MAX = 15), default priomap
 //     {1,2,2,2,1,2,0,0, 1,1,1,1,1,1,1,1} (prio2band): priority 6,7 -> band 0;
 //     0,4,8..15 -> band 1; 1,2,3,5 -> band 2;
@@ -73,7 +73,7 @@ constexpr uint8_t rt_tos2priority(uint8_t tos) {
 class PfifoFast {
  public:
   static constexpr int kBands = 3;          // PFIFO_FAST_BANDS
-  static constexpr bool kCanBypass = true;  // TCQ_F_CAN_BYPASS (driver-mechanisms §10)
+  static constexpr bool kCanBypass = true;  // TCQ_F_CAN_BYPASS (docs/mechanisms/trade-offs.md §10)
 
   struct Params {
     // txqueuelen: DEFAULT_TX_QUEUE_LEN = 1000 for Ethernet (include/linux/netdevice.h,

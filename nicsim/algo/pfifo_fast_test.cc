@@ -1,4 +1,4 @@
-// PfifoFast: pins sch_generic.c pfifo_fast behaviour (driver-mechanisms §9.4): prio2band map,
+// PfifoFast: pins sch_generic.c pfifo_fast behaviour (docs/mechanisms §9.4): prio2band map,
 // strict priority between bands, FIFO within a band, per-band vs total txqueuelen tail drop,
 // and the ip_tos2prio TOS -> priority mapping.
 #include "nicsim/algo/pfifo_fast.h"
@@ -27,7 +27,7 @@ std::vector<uint64_t> drain_ids(PfifoFast& q, Time t) {
   return ids;
 }
 
-// driver-mechanisms §9.4: txqueuelen 1000, prio2band {1,2,2,2,1,2,0,0,1,...}, per-band rings.
+// docs/mechanisms §9.4: txqueuelen 1000, prio2band {1,2,2,2,1,2,0,0,1,...}, per-band rings.
 TEST(PfifoFast, DefaultsAreLinux) {
   const PfifoFast::Params p;
   EXPECT_EQ(p.limit, 1000);
@@ -37,7 +37,7 @@ TEST(PfifoFast, DefaultsAreLinux) {
   EXPECT_FALSE(p.validate());
 }
 
-// driver-mechanisms §9.4: band = prio2band[priority & 15]; priority 6,7 -> band 0;
+// docs/mechanisms/qdisc-basics.md §9.4: band = prio2band[priority & 15]; priority 6,7 -> band 0;
 // 0,4,8..15 -> band 1; 1,2,3,5 -> band 2. Checked by actually enqueueing one packet per
 // priority and looking at which band holds it.
 TEST(PfifoFast, PriomapForAllSixteenPriorities) {
@@ -59,7 +59,7 @@ TEST(PfifoFast, PriomapForAllSixteenPriorities) {
   EXPECT_EQ(q.band_of(0x25), 2);
 }
 
-// driver-mechanisms §9.4: dequeue strictly serves band 0, then 1, then 2.
+// docs/mechanisms/qdisc-basics.md §9.4: dequeue strictly serves band 0, then 1, then 2.
 TEST(PfifoFast, StrictPriorityBetweenBands) {
   PfifoFast q;
   PacketFactory f;
@@ -82,7 +82,7 @@ TEST(PfifoFast, StrictPriorityBetweenBands) {
   testing::expect_stats_identities(q);
 }
 
-// driver-mechanisms §9.4: FIFO inside a band, whatever the priority values mapping to it.
+// docs/mechanisms §9.4: FIFO inside a band, whatever the priority values mapping to it.
 TEST(PfifoFast, FifoWithinBand) {
   PfifoFast q;
   PacketFactory f;
@@ -98,7 +98,7 @@ TEST(PfifoFast, FifoWithinBand) {
   EXPECT_EQ(drain_ids(q, Time::from_ns(100)), (std::vector<uint64_t>{2, 3, 4, 5}));
 }
 
-// driver-mechanisms §9.4: since 4.16 each band is its own ring of txqueuelen entries, so a full
+// docs/mechanisms §9.4: since 4.16 each band is its own ring of txqueuelen entries, so a full
 // band drops (tail drop) while the other bands still accept: up to 3 x limit in total.
 TEST(PfifoFast, PerBandLimitTailDrops) {
   PfifoFast q(PfifoFast::Params{.limit = 3, .per_band_limit = true});
@@ -133,7 +133,7 @@ TEST(PfifoFast, PerBandLimitTailDrops) {
   testing::expect_stats_identities(q);
 }
 
-// driver-mechanisms §9.4: before 4.16 the TOTAL was capped at txqueuelen: once `limit` packets
+// docs/mechanisms §9.4: before 4.16 the TOTAL was capped at txqueuelen: once `limit` packets
 // are queued in any bands, even a band-0 packet is tail-dropped (no push-out of lower bands).
 TEST(PfifoFast, TotalLimitTailDrops) {
   PfifoFast q(PfifoFast::Params{.limit = 3, .per_band_limit = false});

@@ -2,7 +2,7 @@
 // Smsc95xx framing — the byte layout of the bulk transfers of SMSC LAN95xx USB Ethernet chips,
 // as encoders (what the device or the driver writes) and decoders (what the other side parses).
 //
-// RX (bulk-IN, driver-mechanisms.md §4.4). Each frame in a transfer is: a 4-byte little-endian
+// RX (bulk-IN, docs/mechanisms §4.4). Each frame in a transfer is: a 4-byte little-endian
 // RX status word (frame length FL in bits 29:16, error summary ES bit 15, other error bits),
 // RXDOFF = 2 pad bytes, the Ethernet frame with its 4-byte FCS (and a 2-byte checksum word
 // when RX checksum offload, COE, is on), then padding so the next status word starts on a

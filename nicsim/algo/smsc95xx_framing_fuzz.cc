@@ -1,4 +1,4 @@
-// libFuzzer target for the SMSC LAN95xx framing codecs (driver-mechanisms.md §4.4, §4.5).
+// libFuzzer target for the SMSC LAN95xx framing codecs (docs/mechanisms §4.4, §4.5).
 // Input: byte 0 configures (bit 0 FreeBSD rules, bit 1 rx_coe, bit 2 tx_coe); the rest is
 // (1) decoded as a bulk-IN transfer by Smsc95xxRx and as a bulk-OUT transfer by Smsc95xxTx,
 // checking that every frame lies inside the input and the counters agree, and (2) read as

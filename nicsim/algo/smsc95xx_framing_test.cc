@@ -1,4 +1,4 @@
-// Smsc95xx framing: pins the LAN95xx bulk-transfer byte layout (driver-mechanisms.md §4.4 RX,
+// Smsc95xx framing: pins the LAN95xx bulk-transfer byte layout (docs/mechanisms §4.4 RX,
 // §4.5 TX) and how Linux smsc95xx_rx_fixup + usbnet and FreeBSD if_smsc parse it.
 #include "nicsim/algo/smsc95xx_framing.h"
 

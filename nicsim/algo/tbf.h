@@ -3,7 +3,7 @@
 // optionally capped at `peakrate` by a second, one-MTU-deep bucket; packets wait in an inner
 // byte-limited FIFO (bfifo) and are never reordered.
 //
-// Behaviour follows Linux net/sched/sch_tbf.c as described in driver-mechanisms.md §9.1/§9.2.
+// Behaviour follows Linux net/sched/sch_tbf.c as described in docs/mechanisms §9.1/§9.2.
 // Tokens are kept in nanoseconds of transmission time (psched_l2t_ns): the bucket depth is
 // buffer = l2t(rate, burst); the peak bucket depth is mtu_time = l2t(peakrate, mtu).
 //   enqueue: len > max_size -> drop (DropReason::kTooBig), where max_size = burst, or

@@ -1,4 +1,4 @@
-// Tbf: pins sch_tbf.c behaviour (driver-mechanisms §9.1, §9.2) on a manual clock: tokens in ns
+// Tbf: pins sch_tbf.c behaviour (docs/mechanisms §9.1, §9.2) on a manual clock: tokens in ns
 // of transmission time, bucket depth l2t(burst), optional peak bucket l2t_peak(mtu), exact
 // watchdog time (next_ready), max_size drops, inner bfifo limit, no reordering.
 //

@@ -2,7 +2,7 @@
 // Shared vocabulary of the USB Ethernet framing codecs (smsc95xx_framing.h, asix_framing.h):
 // which host driver's parsing rules a decoder follows, why a decoder dropped the rest of a
 // bulk transfer, bounds-checked little-endian loads/stores and the sink dispatch.
-// Header-only, no state. See driver-mechanisms.md §4.4-4.5 (SMSC) and §5.2-5.3 (ASIX).
+// Header-only, no state. See docs/mechanisms §4.4-4.5 (SMSC) and §5.2-5.3 (ASIX).
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // UsbRxAggregator — the device side of a USB 2.0 Ethernet adapter's bulk-IN endpoint: which
 // received frames go into which bulk-IN transfer, and when each transfer ends.
 //
-// One model covers both chips the seeds are about (driver-mechanisms.md §4, §5, §6.1):
+// One model covers both chips the seeds are about (docs/mechanisms §4, §5, §6.1):
 //
 //  * SMSC LAN95xx "turbo mode" = MEF + BURST_CAP + BULK_IN_DLY (§4.2): frames are packed
 //    back-to-back into 512-byte bulk packets (a frame may span packets). While at least 512

@@ -1,4 +1,4 @@
-// UsbRxAggregator: SMSC turbo mode (MEF + BURST_CAP + BULK_IN_DLY, driver-mechanisms §4.2),
+// UsbRxAggregator: SMSC turbo mode (MEF + BURST_CAP + BULK_IN_DLY, docs/mechanisms §4.2),
 // SMSC SEF (turbo off), ASIX maximum frame burst (§5.1), USB 2.0 HS bulk packets (§6.1).
 #include "nicsim/algo/usb_rx_aggregator.h"
 

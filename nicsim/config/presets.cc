@@ -356,7 +356,7 @@ PresetHeader read_header(const toml::table& t, const std::string& file, bool wit
 
 int64_t default_rx_burst(UsbNic::Driver d) {
   // Linux asix: AX88178 picks MFB by hard_mtu, 2048 for a 1500 MTU (ax88178_set_mfb); FreeBSD
-  // axe since 2009 (S2): MFB_16384 (driver-mechanisms §5.1).
+  // axe since 2009 (S2): MFB_16384 (docs/mechanisms/asix.md §5.1).
   return d == UsbNic::Driver::kLinux ? 2048 : 16'384;
 }
 
@@ -364,7 +364,7 @@ int64_t default_rx_burst(UsbNic::Driver d) {
 // the URB is given back from the host controller's interrupt handler (or its BH): interrupt
 // delivery only, a couple of microseconds (estimate). FreeBSD uether: the callback runs in the
 // USB bus's callback process, woken by the interrupt, and the single transfer is re-posted from
-// there; seed S2's per-transfer gap (driver-mechanisms §5.4, refit in docs/presets.md: ≈208 us
+// there; seed S2's per-transfer gap (docs/mechanisms §5.4, refit in docs/presets.md: ≈208 us
 // per transfer besides the bus time) minus the mean 62.5 us EHCI threshold wait and the Core 2
 // Duo's per_interrupt + per_usb_transfer (presets/cpu/x86-core2.toml, 18 us) leaves ≈125 us.
 Duration default_irq_latency(UsbNic::Driver d) {

@@ -12,7 +12,7 @@
 //   chip       "smsc95xx" | "asix"
 //   driver     "linux_usbnet" | "freebsd" (usbnet vs uether: URB counts, copies, re-posting)
 //   turbo_mode (smsc95xx) true: MEF + BURST_CAP 18,944 B + BULK_IN_DLY 136.5 µs, Linux
-//              rx_urb_size 18,944; false: SEF, rx_urb_size 2,048 (driver-mechanisms §4.2–4.3)
+//              rx_urb_size 18,944; false: SEF, rx_urb_size 2,048 (docs/mechanisms §4.2–4.3)
 //   rx_burst   (asix) RX maximum frame burst (MFB) 2KiB | 4KiB | 8KiB | 16KiB (§5.1); Linux
 //              also sizes its URBs to it
 // The knobs are resolved first (override, else preset, else driver default), the model's

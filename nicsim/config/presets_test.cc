@@ -1,6 +1,6 @@
 // Presets as data files: every shipped preset loads, validates and builds its model; overrides
 // apply with the preset's key names and units; the seed knobs map to the right model Params;
-// errors carry the file, line, column and key (DESIGN.md "One scenario, two back-ends").
+// errors carry the file, line, column and key (docs/scenarios.md "Strict").
 
 #include "nicsim/config/presets.h"
 

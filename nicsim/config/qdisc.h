@@ -58,7 +58,7 @@ struct QdiscCounter {
 
 class QdiscConfig {
  public:
-  // pfifo_fast with its defaults: Linux default_qdisc (§9.4).
+  // pfifo_fast with its defaults: Linux default_qdisc (docs/mechanisms/qdisc-basics.md §9.4).
   QdiscConfig();
   // The kind `name` with its defaults. Throws std::invalid_argument for an unknown kind.
   static QdiscConfig of_kind(std::string_view name);
@@ -79,7 +79,8 @@ class QdiscConfig {
 
   // A fresh element (throws InvalidParams; the loader has validated it already).
   AnyQueue build() const;
-  // TCQ_F_CAN_BYPASS: whether an empty qdisc of this configuration may be bypassed (§9.4, §10).
+  // TCQ_F_CAN_BYPASS: whether an empty qdisc of this configuration may be bypassed
+  // (docs/mechanisms/qdisc-basics.md, "Qdisc bypass").
   bool can_bypass() const;
   // The kind's own counters of `q` (built from this configuration), in tc -s order; empty for
   // a kind that has only the common QueueStats.

@@ -1,7 +1,8 @@
 // The qdisc registry: one row per kind (docs/qdiscs.md). A row says everything the rest of the
 // tree knows about its kind: the tc name, the Params type and its defaults, the scenario keys,
 // validation, how to build the element, whether an empty one may be bypassed
-// (TCQ_F_CAN_BYPASS, §9.4, §10) and its own tc -s counters.
+// (TCQ_F_CAN_BYPASS, docs/mechanisms/qdisc-basics.md "Qdisc bypass") and its own tc -s
+// counters.
 
 #include <algorithm>
 #include <string>

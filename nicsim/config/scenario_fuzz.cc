@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as a scenario file (with the shipped presets) must never
 // crash, hang or trip a sanitizer. Anything the loader accepts must also survive the dump round
-// trip: dump() -> load -> an equal Scenario (style-anchors lesson 8). Errors are ConfigError.
+// trip: dump() -> load -> an equal Scenario (docs/scenarios.md). Errors are ConfigError.
 // Run with scripts/fuzz.sh (seed corpus: nicsim/config/fuzz_corpus/scenario/).
 
 #include <cstddef>

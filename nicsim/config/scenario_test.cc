@@ -1,6 +1,6 @@
 // Scenario files: the layer-neutral Scenario, [vary] expansion (order, labels, params), the
 // dump round trip, and strictness - every error names file:line:column and the full key path
-// (DESIGN.md "One scenario, two back-ends"; style-anchors lesson 8).
+// (docs/scenarios.md: one file for both back-ends; unknown keys and missing units are errors).
 
 #include "nicsim/config/scenario.h"
 

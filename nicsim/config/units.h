@@ -1,6 +1,6 @@
 #pragma once
 // Strict parsing and exact formatting of values with units, as written in scenario and preset
-// files (DESIGN.md "One scenario, two back-ends"; style-anchors lesson 8: units are required).
+// files (docs/scenarios.md: units are required).
 //
 //   durations  "250ns" "136us" "136µs" "1.5ms" "40ms" "1s"         -> Duration (int64 ns)
 //   rates      "64kbit" "100Mbit" "1gbit" "10Gbit" "100Mbit/s"      -> Rate (bit/s, SI: 1000)

@@ -1,5 +1,5 @@
 // Units: exact integer results, every error case with the message naming what was expected
-// (DESIGN.md "Units are written out"; style-anchors lesson 8).
+// (docs/scenarios.md: units are required and written out).
 
 #include "nicsim/config/units.h"
 

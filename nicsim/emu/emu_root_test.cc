@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,6 +35,7 @@
 #include "nicsim/emu/tap_port.h"
 #include "nicsim/emu/topology.h"
 #include "nicsim/emu/wire_only_nic.h"
+#include "nicsim/testing/require_emu.h"
 
 namespace nicsim::emu {
 namespace {
@@ -61,16 +61,12 @@ std::string why_not() {
   return "";
 }
 
-#define REQUIRE_EMU()                                                             \
-  do {                                                                            \
-    static const std::string reason = why_not();                                  \
-    if (!reason.empty()) {                                                        \
-      const char* req = std::getenv("NICSIM_REQUIRE_EMU");                        \
-      if (req != nullptr && std::string(req) == "1") {                            \
-        FAIL() << "NICSIM_REQUIRE_EMU=1 but the emulator cannot run: " << reason; \
-      }                                                                           \
-      GTEST_SKIP() << "emulator tests skipped: " << reason;                       \
-    }                                                                             \
+#define REQUIRE_EMU()                            \
+  do {                                           \
+    static const std::string reason = why_not(); \
+    if (!reason.empty()) {                       \
+      NICSIM_SKIP_UNLESS_EMU_REQUIRED(reason);   \
+    }                                            \
   } while (0)
 
 bool netns_exists(const std::string& name) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest emu_lint: no library code under nicsim/ reads a real clock or sleeps except
-# nicsim/emu/real_clock.cc and nicsim/live/live_clock.cc (real sockets; style-anchors lesson 4; docs/ARCHITECTURE.md "Where time comes
+# nicsim/emu/real_clock.cc and nicsim/live/live_clock.cc (real sockets; docs/ARCHITECTURE.md "Where time comes
 # from"). Tests (*_test.cc) are exempt: a root test may wait for a process to reach a state;
 # timed assertions are ruled out by review, not by this script. Comments are not exempt: name
 # the rule instead of the call. Usage: lint_clock.sh SRC

@@ -1,6 +1,6 @@
 #pragma once
 // RealClock — the emulator's clock: CLOCK_MONOTONIC mapped onto nicsim::Time once at start-up
-// (style-anchors lesson 2: Time{0} is the moment the clock was created).
+// (docs/ARCHITECTURE.md "Where time comes from": Time{0} is when the clock was created).
 //
 // This file and real_clock.cc are the ONLY place in nicsim that reads a real clock
 // (emu_lint_test checks it). Everything else receives `Time now` as an argument.

@@ -28,8 +28,9 @@ std::mutex g_log_mutex;
 
 }  // namespace
 
-NetnsTraffic::NetnsTraffic(TrafficPlan plan, Log log)
+NetnsTraffic::NetnsTraffic(TrafficPlan plan, report::RunInfo info, Log log)
     : plan_(std::move(plan)),
+      info_(std::move(info)),
       log_(std::move(log)),
       done_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       stop_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
@@ -83,7 +84,7 @@ void NetnsTraffic::start(const NetnsHosts& hosts) {
       opt.local_addr = hosts.addr_a;
       opt.stop_fd = stop_.get();
       opt.log = log;
-      result_ = run_traffic(plan_, opt);
+      result_ = run_traffic(plan_, info_, opt);
     } catch (...) {
       error_ = std::current_exception();
     }

@@ -19,6 +19,7 @@
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
 #include "nicsim/report/results.h"
+#include "nicsim/report/run_recorder.h"
 
 namespace nicsim::live {
 
@@ -32,7 +33,8 @@ struct NetnsHosts {
 class NetnsTraffic {
  public:
   using Log = std::function<void(const std::string&)>;
-  NetnsTraffic(TrafficPlan plan, Log log);
+  // `info` names the run (report::RunRecorder).
+  NetnsTraffic(TrafficPlan plan, report::RunInfo info, Log log);
   NetnsTraffic(const NetnsTraffic&) = delete;
   NetnsTraffic& operator=(const NetnsTraffic&) = delete;
   ~NetnsTraffic();
@@ -49,6 +51,7 @@ class NetnsTraffic {
   void stop_threads();
 
   TrafficPlan plan_;
+  report::RunInfo info_;
   Log log_;
   Fd done_;
   Fd stop_;

@@ -20,6 +20,7 @@
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
+#include "nicsim/testing/require_emu.h"
 
 namespace nicsim::live {
 namespace {
@@ -105,10 +106,8 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   TrafficPlan plan;
   plan.duration = Duration::ms(1500);
   plan.interval = Duration::ms(500);
-  plan.flows.push_back(
-      FlowPlan{report::Direction::kAtoB, 46, "reno", Duration::zero(), Duration::s(1), "up"});
-  plan.flows.push_back(
-      FlowPlan{report::Direction::kBtoA, 8, "cubic", Duration::zero(), Duration::s(1), "down"});
+  plan.flows.push_back(FlowPlan{0, 1, 46, "reno", Duration::zero(), Duration::s(1), "up"});
+  plan.flows.push_back(FlowPlan{1, 0, 8, "cubic", Duration::zero(), Duration::s(1), "down"});
   ProbePlan udp;
   udp.name = "udp";
   udp.interval = Duration::ms(10);
@@ -118,7 +117,7 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   ClientOptions opt;
   opt.server = loopback(server.port());
   opt.shared_clock = true;
-  const report::Run r = run_traffic(plan, opt);
+  const report::Run r = run_traffic(plan, report::RunInfo{}, opt);
   server.stop();
 
   ASSERT_EQ(r.transfer.a_to_b.flows.size(), 1u);
@@ -252,23 +251,24 @@ TEST(LiveServer, OneClientTooManyIsTurnedAway) {
 
 // NetnsTraffic's two threads (server "in host b", client "in host a") with both "hosts" being
 // this process's own namespace and 127.0.0.1: setns into one's own namespace needs
-// CAP_SYS_ADMIN, so this runs as root (CI) and is skipped otherwise. An ICMP probe from b
+// CAP_SYS_ADMIN, so this runs as root (CI) and is skipped otherwise (a failure under
+// NICSIM_REQUIRE_EMU=1, nicsim/testing/require_emu.h). An ICMP probe from b
 // exercises the peer-namespace socket path.
 TEST(LiveNetnsTraffic, ServerAndClientThreadsInTheirNamespaces) {
   Fd self(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(self.valid());
   if (::setns(self.get(), CLONE_NEWNET) != 0) {
-    GTEST_SKIP() << "setns needs CAP_SYS_ADMIN";
+    NICSIM_SKIP_UNLESS_EMU_REQUIRED("setns into a network namespace needs CAP_SYS_ADMIN");
   }
   TrafficPlan plan;
   plan.duration = Duration::ms(1200);
   plan.interval = Duration::ms(400);
-  plan.flows.push_back(
-      FlowPlan{report::Direction::kAtoB, 0, "", Duration::zero(), Duration::ms(800), "up"});
+  plan.flows.push_back(FlowPlan{0, 1, 0, "", Duration::zero(), Duration::ms(800), "up"});
   ProbePlan ping;
   ping.name = "ping";
   ping.icmp = true;
-  ping.dir = report::Direction::kBtoA;
+  ping.from = 1;
+  ping.to = 0;
   ping.interval = Duration::ms(20);
   ping.stop = Duration::ms(200);
   plan.probes.push_back(ping);
@@ -277,7 +277,7 @@ TEST(LiveNetnsTraffic, ServerAndClientThreadsInTheirNamespaces) {
   hosts.netns_b = self.get();
   hosts.addr_a.s_addr = htonl(INADDR_LOOPBACK);
   hosts.addr_b.s_addr = htonl(INADDR_LOOPBACK);
-  NetnsTraffic traffic(plan, nullptr);
+  NetnsTraffic traffic(plan, report::RunInfo{}, nullptr);
   traffic.start(hosts);
   pollfd pfd{traffic.done_fd(), POLLIN, 0};
   ASSERT_EQ(::poll(&pfd, 1, 20'000), 1);  // a bound, not a timing assertion

@@ -30,51 +30,6 @@ using report::Direction;
 namespace {
 
 constexpr size_t kWriteChunk = 128 * 1024;  // iperf3's default TCP write size
-constexpr uint8_t kDscpCs1 = 8;
-constexpr uint8_t kDscpCs5 = 40;
-constexpr uint8_t kDscpEf = 46;
-constexpr Duration kLossHorizon = Duration::s(1);
-
-Direction host_dir(const config::Scenario& s, const std::string& from, const std::string& to,
-                   const std::string& what) {
-  if (s.hosts.size() != 2) {
-    throw std::invalid_argument("a scenario needs exactly two hosts");
-  }
-  if (from == to) {
-    throw std::invalid_argument(what + ": from and to are the same host");
-  }
-  if (from == s.hosts[0].name) {
-    return Direction::kAtoB;
-  }
-  if (from == s.hosts[1].name) {
-    return Direction::kBtoA;
-  }
-  throw std::invalid_argument(what + ": unknown host '" + from + "'");
-}
-
-Duration stop_of(const std::optional<Duration>& stop, Duration end) {
-  return stop ? min(*stop, end) : end;
-}
-
-std::string probe_name(const char* base, size_t index) {
-  return index == 0 ? std::string(base) : std::string(base) + "-" + std::to_string(index + 1);
-}
-
-std::string dscp_label(uint8_t dscp) {
-  switch (dscp) {
-    case 0:
-      return "BE";
-    case kDscpCs1:
-      return "BK";
-    case kDscpCs5:
-      return "CS5";
-    case kDscpEf:
-      return "EF";
-    default:
-      return std::to_string(dscp);
-  }
-}
-
 uint16_t icmp_checksum(const uint8_t* p, size_t n) {
   uint32_t sum = 0;
   for (size_t i = 0; i + 1 < n; i += 2) {
@@ -95,8 +50,9 @@ enum class FlowPhase { kPending, kConnecting, kRunning, kStopping, kDone };
 
 struct Flow {
   FlowPlan plan;
+  Direction dir = Direction::kAtoB;
   int64_t stream_id = 0;
-  bool upload = true;
+  bool upload = true;  // the client (host a) sends
   Fd fd;
   FlowPhase phase = FlowPhase::kPending;
   FrameReader reader{false};
@@ -104,24 +60,17 @@ struct Flow {
   size_t request_off = 0;
   size_t request_len = 0;
   bool accepted = false;
-  uint64_t written = 0;         // upload: payload bytes written (after the request)
-  uint64_t read = 0;            // download: bytes read
-  std::optional<Stats> server;  // latest Stats (or End) from the server
-  bool ended = false;           // End received
-  TcpSample local;              // upload: latest TCP_INFO
-  uint64_t last_bytes = 0;      // interval bookkeeping (receiver bytes at the last boundary)
-  uint64_t last_retrans = 0;
+  uint64_t written = 0;          // upload: payload bytes written (after the request)
+  uint64_t read = 0;             // download: bytes read
+  std::optional<Stats> server;   // latest Stats (or End) from the server
+  bool ended = false;            // End received
+  TcpSample local;               // upload: latest TCP_INFO
   int64_t deadline = INT64_MAX;  // give up waiting for the server's End
   // Receiver bytes at the flow's stop time. Data still queued then (socket buffers, the
   // path) keeps arriving afterwards and is not goodput of [start, stop): iperf3 too counts
   // the receiver's bytes up to the end of the test.
   std::optional<uint64_t> at_stop;
   uint32_t events = 0;
-};
-
-struct Sample {
-  int64_t send_ns = 0;
-  std::optional<int64_t> rtt_ns, fwd_ns, back_ns;
 };
 
 struct Probe {
@@ -139,15 +88,29 @@ struct Probe {
   sockaddr_in target{};
   int64_t next_send = 0;
   int64_t stop = 0;
-  uint64_t seq = 0;
-  std::vector<Sample> samples;  // by sequence number
-  int64_t interval_sum = 0;
-  uint64_t interval_count = 0;
 };
+
+// What the recorder is told about a plan run here: a UDP probe's request always leaves the
+// client in host a (the server only reflects), whatever the probe's configured direction, and
+// its one-way delays are known only with a shared clock.
+report::RunLayout live_layout(const TrafficPlan& plan, bool shared_clock) {
+  report::RunLayout l = config::recorder_layout(plan, Duration::s(1));
+  for (report::ProbeSpec& p : l.probes) {
+    if (!p.icmp) {
+      p.dir = Direction::kAtoB;
+      p.one_way = shared_clock;
+    }
+  }
+  return l;
+}
 
 class Engine {
  public:
-  Engine(const TrafficPlan& plan, const ClientOptions& opt) : plan_(plan), opt_(opt) {
+  Engine(const TrafficPlan& plan, report::RunInfo info, const ClientOptions& opt)
+      : plan_(plan),
+        opt_(opt),
+        recorder_(std::move(info), live_layout(plan, opt.shared_clock)),
+        interval_(recorder_.layout().interval) {
     epoll_ = Fd(::epoll_create1(EPOLL_CLOEXEC));
     if (!epoll_.valid()) {
       throw_errno("epoll_create1");
@@ -156,9 +119,10 @@ class Engine {
     for (const FlowPlan& fp : plan.flows) {
       auto f = std::make_unique<Flow>();
       f->plan = fp;
-      f->upload = fp.dir == Direction::kAtoB;
+      f->upload = flow_sockets(fp).upload;
+      f->dir = f->upload ? Direction::kAtoB : Direction::kBtoA;
       f->reader = FrameReader(!f->upload);
-      f->stream_id = report::iperf3_stream_id(same_dir[static_cast<int>(fp.dir)]++);
+      f->stream_id = report::iperf3_stream_id(same_dir[static_cast<int>(f->dir)]++);
       flows_.push_back(std::move(f));
     }
     for (const ProbePlan& pp : plan.probes) {
@@ -174,8 +138,6 @@ class Engine {
   report::Run run() {
     t0_ = mono_ns();
     end_ = t0_ + plan_.duration.count_ns();
-    last_interval_ = t0_;
-    next_interval_ = t0_ + plan_.interval.count_ns();
     if (opt_.stop_fd >= 0) {
       add(opt_.stop_fd, EPOLLIN, kStopToken);
     }
@@ -194,14 +156,10 @@ class Engine {
       start_flows(now);
       send_probes(now);
       stop_flows(now);  // first: a flow stopping now is counted up to its stop in this row
-      while (now >= next_interval_ && next_interval_ <= end_) {
-        close_interval(next_interval_);
-        next_interval_ += plan_.interval.count_ns();
+      while (recorder_.last_boundary() < rel(end_) && now >= abs(recorder_.next_boundary())) {
+        recorder_.close_interval(recorder_.next_boundary(), flow_counters());
       }
       if (now >= end_) {
-        if (last_interval_ < end_) {
-          close_interval(end_);
-        }
         if (all_flows_done() || now >= end_ + opt_.grace.count_ns()) {
           break;
         }
@@ -212,16 +170,13 @@ class Engine {
       // Stopped early (a signal): the run ends now, and every total is over what ran.
       const int64_t now = mono_ns();
       if (now < end_) {
-        end_ = std::max(now, last_interval_);
+        end_ = std::max(now, abs(recorder_.last_boundary()));
         for (auto& f : flows_) {
           if (!f->at_stop && f->phase != FlowPhase::kPending) {
             f->at_stop = received(*f);
           }
         }
       }
-    }
-    if (last_interval_ < end_) {
-      close_interval(end_);
     }
     return finish();
   }
@@ -282,16 +237,16 @@ class Engine {
         f.phase = FlowPhase::kDone;
         continue;
       }
-      // The uploading client sets its own congestion control; a download's is the server's.
-      f.fd = connect_tcp(f.plan.dscp, f.upload ? f.plan.cc : "");
+      const FlowSockets sockets = flow_sockets(f.plan);
+      f.fd = connect_tcp(f.plan.dscp, sockets.client_cc);
       Request r;
       r.kind = f.upload ? FlowKind::kSink : FlowKind::kSource;
       r.dscp = f.plan.dscp;
       r.duration_ms = static_cast<uint32_t>((f.plan.stop - f.plan.start).count_ns() / 1'000'000);
       r.duration_ms = std::max<uint32_t>(r.duration_ms, 1);
       r.stats_interval_ms =
-          static_cast<uint32_t>(std::max<int64_t>(plan_.interval.count_ns() / 1'000'000, 10));
-      r.cc = f.upload ? "" : f.plan.cc;
+          static_cast<uint32_t>(std::max<int64_t>(interval_.count_ns() / 1'000'000, 10));
+      r.cc = sockets.server_cc;
       encode(r, f.request);
       f.request_len = f.request.size();
       f.phase = FlowPhase::kConnecting;
@@ -494,10 +449,10 @@ class Engine {
     Request r;
     r.kind = FlowKind::kEcho;
     r.dscp = p.plan.dscp;
-    r.duration_ms = static_cast<uint32_t>(
-        std::max<int64_t>((p.plan.stop - p.plan.start + kLossHorizon).count_ns() / 1'000'000 +
-                              p.plan.start.count_ns() / 1'000'000,
-                          1));
+    r.duration_ms = static_cast<uint32_t>(std::max<int64_t>(
+        (p.plan.stop - p.plan.start + report::kLossHorizon).count_ns() / 1'000'000 +
+            p.plan.start.count_ns() / 1'000'000,
+        1));
     encode(r, p.request);
     p.connecting = true;
     add(p.control.get(), EPOLLIN | EPOLLOUT, probe_token(p.index) + 1);
@@ -574,7 +529,7 @@ class Engine {
   }
 
   void open_icmp(Probe& p) {
-    const bool from_peer = p.plan.dir == Direction::kBtoA;
+    const bool from_peer = p.plan.from == 1;
     if (from_peer && opt_.peer_netns_fd < 0) {
       throw LiveError("probe " + p.plan.name +
                       ": ICMP from the second host needs both hosts on this machine (emulation)");
@@ -617,14 +572,11 @@ class Engine {
       Probe& p = *pp;
       while (now >= p.next_send && p.next_send < p.stop) {
         const int64_t send_ns = mono_ns();
-        Sample s;
-        s.send_ns = send_ns;
         if (!p.ready || !p.fd.valid()) {
           break;  // the reflector is not set up yet: start the schedule once it is
         }
-        send_one(p, send_ns);
-        p.samples.push_back(s);  // unanswered (lost) until a reply arrives
-        ++p.seq;
+        send_one(p, recorder_.probe_samples(p.index), send_ns);
+        recorder_.probe_sent(p.index, rel(send_ns));  // unanswered (lost) until a reply arrives
         p.next_send += p.plan.interval.count_ns();
         if (p.next_send <= now) {
           // Behind schedule (a stalled thread): skip the missed slots, as an isochronous
@@ -636,7 +588,7 @@ class Engine {
     }
   }
 
-  void send_one(Probe& p, int64_t send_ns) {
+  void send_one(Probe& p, uint64_t seq, int64_t send_ns) {
     uint8_t pkt[kMaxProbeSize] = {};
     if (p.plan.icmp) {
       const size_t payload = static_cast<size_t>(std::clamp<int64_t>(p.plan.size, 0, 1400));
@@ -644,8 +596,8 @@ class Engine {
       pkt[0] = ICMP_ECHO;
       pkt[4] = static_cast<uint8_t>(p.echo_id >> 8);
       pkt[5] = static_cast<uint8_t>(p.echo_id);
-      pkt[6] = static_cast<uint8_t>(p.seq >> 8);
-      pkt[7] = static_cast<uint8_t>(p.seq);
+      pkt[6] = static_cast<uint8_t>(seq >> 8);
+      pkt[7] = static_cast<uint8_t>(seq);
       const uint16_t ck = icmp_checksum(pkt, n);
       pkt[2] = static_cast<uint8_t>(ck >> 8);
       pkt[3] = static_cast<uint8_t>(ck);
@@ -657,7 +609,7 @@ class Engine {
         std::clamp<int64_t>(p.plan.size, int64_t{kProbeHeader}, int64_t{kMaxProbeSize}));
     ProbePacket h;
     h.probe = p.index;
-    h.seq = p.seq;
+    h.seq = seq;
     h.client_send_ns = send_ns;
     h.token = token_seed_;
     encode_probe(h, std::span<uint8_t>(pkt, n));
@@ -688,19 +640,21 @@ class Engine {
       }
       const std::optional<ProbePacket> h =
           decode_probe(std::span<const uint8_t>(buf, static_cast<size_t>(n)));
-      if (!h || h->token != token_seed_ || h->probe != p.index || h->seq >= p.samples.size()) {
+      if (!h || h->token != token_seed_ || h->probe != p.index ||
+          h->seq >= recorder_.probe_samples(p.index)) {
         continue;
       }
-      Sample& s = p.samples[h->seq];
-      if (s.rtt_ns || s.send_ns != h->client_send_ns) {
+      const int64_t sent = abs(recorder_.probe_sent_at(p.index, h->seq));
+      if (recorder_.probe_is_answered(p.index, h->seq) || sent != h->client_send_ns) {
         continue;  // duplicate or forged
       }
       const int64_t held = std::max<int64_t>(0, h->server_send_ns - h->server_recv_ns);
-      record(p, s, rx - s.send_ns - held);
+      std::optional<Duration> back;
       if (opt_.shared_clock) {
-        s.fwd_ns = h->server_recv_ns - s.send_ns;
-        s.back_ns = rx - h->server_send_ns;
+        recorder_.probe_forward(p.index, h->seq, Duration::ns(h->server_recv_ns - sent));
+        back = Duration::ns(rx - h->server_send_ns);
       }
+      recorder_.probe_answered(p.index, h->seq, Duration::ns(rx - sent - held), back);
     }
   }
 
@@ -717,84 +671,50 @@ class Engine {
     if (p.raw && id != p.echo_id) return;
     const uint16_t seq16 = static_cast<uint16_t>(d[6] << 8 | d[7]);
     // The 16-bit sequence wraps: match the most recent probe with these low bits.
-    if (p.samples.empty()) return;
-    uint64_t seq = (p.samples.size() - 1) & ~uint64_t{0xffff};
+    const uint64_t samples = recorder_.probe_samples(p.index);
+    if (samples == 0) return;
+    uint64_t seq = (samples - 1) & ~uint64_t{0xffff};
     seq |= seq16;
-    if (seq >= p.samples.size()) {
+    if (seq >= samples) {
       if (seq < 0x10000) return;
       seq -= 0x10000;
     }
-    Sample& s = p.samples[seq];
-    if (s.rtt_ns) return;
-    record(p, s, rx - s.send_ns);
-  }
-
-  void record(Probe& p, Sample& s, int64_t rtt) {
-    s.rtt_ns = rtt;
-    p.interval_sum += rtt;
-    ++p.interval_count;
+    if (recorder_.probe_is_answered(p.index, seq)) return;
+    recorder_.probe_answered(p.index, seq,
+                             Duration::ns(rx - abs(recorder_.probe_sent_at(p.index, seq))));
   }
 
   // ---- intervals, waiting, results ----
 
-  void close_interval(int64_t at) {
-    if (at <= last_interval_) {
-      return;
-    }
-    report::Interval iv;
-    iv.start_s = static_cast<double>(last_interval_ - t0_) / 1e9;
-    iv.end_s = static_cast<double>(at - t0_) / 1e9;
-    const double seconds = static_cast<double>(at - last_interval_) / 1e9;
-    for (auto& fp : flows_) {
-      Flow& f = *fp;
-      report::DirectionInterval& d = iv.directions[f.plan.dir];
-      const uint64_t got = received(f);
-      uint64_t retrans = 0;
-      uint64_t cwnd = 0;
+  // The engine's clock (CLOCK_MONOTONIC ns) <-> the run's time (since t0).
+  Time rel(int64_t mono) const { return Time::zero() + Duration::ns(mono - t0_); }
+  int64_t abs(Time t) const { return t0_ + t.ns_since_epoch(); }
+
+  // Every flow's counters now, in plan order (report::RunRecorder::close_interval).
+  std::vector<report::FlowCounters> flow_counters() {
+    std::vector<report::FlowCounters> c(flows_.size());
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      Flow& f = *flows_[i];
+      c[i].received_bytes = received(f);
       if (f.upload) {
-        retrans = f.local.retransmits;
-        cwnd = f.local.cwnd_bytes;
+        c[i].retransmits = f.local.retransmits;
+        c[i].cwnd_bytes = f.local.cwnd_bytes;
       } else if (f.server) {
-        retrans = f.server->retransmits;
-        cwnd = f.server->cwnd_bytes;
+        c[i].retransmits = f.server->retransmits;
+        c[i].cwnd_bytes = f.server->cwnd_bytes;
       }
-      report::FlowInterval fi;
-      fi.id = f.stream_id;
-      fi.bytes = got - std::min(got, f.last_bytes);
-      fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
-      fi.retransmits = retrans - std::min(retrans, f.last_retrans);
-      fi.cwnd_bytes = cwnd;
       // The sender's smoothed RTT (tcpi_rtt): the responsiveness metric's self probes.
       const uint32_t srtt_us = f.upload ? f.local.rtt_us : (f.server ? f.server->rtt_us : 0);
       const bool active = f.phase == FlowPhase::kRunning || f.phase == FlowPhase::kStopping;
       if (srtt_us > 0 && active && !f.at_stop) {
-        fi.srtt_ms = srtt_us / 1e3;
+        c[i].srtt_ms = srtt_us / 1e3;
       }
-      f.last_bytes = got;
-      f.last_retrans = retrans;
-      d.bytes += fi.bytes;
-      d.retransmits += fi.retransmits;
-      d.cwnd_bytes += fi.cwnd_bytes;
-      d.flows.push_back(fi);
     }
-    for (Direction dir : report::kDirections) {
-      iv.directions[dir].bits_per_second =
-          report::bits_per_second(iv.directions[dir].bytes, seconds);
-    }
-    for (auto& p : probes_) {
-      if (p->interval_count > 0) {
-        iv.latency_ms[p->plan.name] =
-            static_cast<double>(p->interval_sum) / static_cast<double>(p->interval_count) / 1e6;
-      }
-      p->interval_sum = 0;
-      p->interval_count = 0;
-    }
-    out_.intervals.push_back(std::move(iv));
-    last_interval_ = at;
+    return c;
   }
 
   int64_t next_deadline(int64_t now) const {
-    int64_t d = now < end_ ? std::min(next_interval_, end_) : end_ + opt_.grace.count_ns();
+    int64_t d = now < end_ ? abs(recorder_.next_boundary()) : end_ + opt_.grace.count_ns();
     for (const auto& f : flows_) {
       if (f->phase == FlowPhase::kPending) {
         d = std::min(d, t0_ + f->plan.start.count_ns());
@@ -843,12 +763,10 @@ class Engine {
   }
 
   report::Run finish() {
-    report::Run& out = out_;
-    const Duration ran = Duration::ns(end_ - t0_);  // the plan's duration unless stopped early
     for (const auto& f : flows_) {
       if (f->phase != FlowPhase::kPending && !f->accepted) {
         log("flow " + std::to_string(f->stream_id) + " (" +
-            std::string(report::direction_key(f->plan.dir)) + "): the server at " +
+            std::string(report::direction_key(f->dir)) + "): the server at " +
             to_string(opt_.server) + " never accepted it");
       }
     }
@@ -857,86 +775,19 @@ class Engine {
         log("probe " + p->plan.name + ": the server's echo reflector never answered");
       }
     }
-    out.duration_s = ran.to_seconds();
-    for (auto& fp : flows_) {
-      Flow& f = *fp;
-      report::DirectionTransfer& d = out.transfer[f.plan.dir];
-      report::FlowTransfer ft;
-      ft.id = f.stream_id;
-      ft.name = f.plan.name;
-      ft.dscp = f.plan.dscp;
-      const double start_s = f.plan.start.to_seconds();
-      const double stop_s = std::max(min(f.plan.stop, ran), f.plan.start).to_seconds();
-      ft.sender.start_s = ft.receiver.start_s = start_s;
-      ft.sender.end_s = ft.receiver.end_s = stop_s;
+    std::vector<report::FlowTotals> totals(flows_.size());
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      Flow& f = *flows_[i];
       if (f.upload) {
-        ft.sender.bytes = f.written;
-        ft.sender.retransmits = f.local.retransmits;
-        ft.receiver.bytes = received(f);
-      } else {
-        ft.sender.bytes = f.server ? f.server->bytes : 0;
-        ft.sender.retransmits = f.server ? f.server->retransmits : 0;
-        ft.receiver.bytes = received(f);
+        totals[i].sender_bytes = f.written;
+        totals[i].retransmits = f.local.retransmits;
+      } else if (f.server) {
+        totals[i].sender_bytes = f.server->bytes;
+        totals[i].retransmits = f.server->retransmits;
       }
-      ft.sender.bits_per_second = report::bits_per_second(ft.sender.bytes, stop_s - start_s);
-      ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
-      d.flows.push_back(ft);
+      totals[i].received_bytes = received(f);
     }
-    report::sum_flows(out);
-    for (auto& pp : probes_) {
-      Probe& p = *pp;
-      report::LatencyRecorder rtt, fwd, back;
-      for (const Sample& s : p.samples) {
-        if (s.rtt_ns) {
-          rtt.add(Duration::ns(*s.rtt_ns));
-        } else if (s.send_ns + kLossHorizon.count_ns() <= end_) {
-          rtt.add_loss();
-        }
-        if (s.fwd_ns) fwd.add(Duration::ns(*s.fwd_ns));
-        if (s.back_ns) back.add(Duration::ns(*s.back_ns));
-      }
-      report::ProbeLatency pl;
-      pl.kind = p.plan.icmp ? "icmp" : "udp";
-      pl.rtt = rtt.stats();
-      pl.dscp = p.plan.dscp;
-      // Every sample in send order; a sample not yet answered at the end counts as lost only
-      // when sent at least kLossHorizon before the end (as in the statistics), else it is left
-      // out of the series too.
-      const bool one_way = !p.plan.icmp && opt_.shared_clock;
-      for (const Sample& smp : p.samples) {
-        if (!smp.rtt_ns && smp.send_ns + kLossHorizon.count_ns() > end_) {
-          continue;
-        }
-        auto ms = [](const std::optional<int64_t>& ns) -> std::optional<double> {
-          return ns ? std::optional<double>(static_cast<double>(*ns) / 1e6) : std::nullopt;
-        };
-        pl.series.time_s.push_back(static_cast<double>(smp.send_ns - t0_) / 1e9);
-        pl.series.rtt_ms.push_back(ms(smp.rtt_ns));
-        if (one_way) {
-          pl.series.one_way_a_to_b_ms.push_back(ms(smp.fwd_ns));
-          pl.series.one_way_b_to_a_ms.push_back(ms(smp.back_ns));
-        }
-      }
-      if (!p.plan.icmp && opt_.shared_clock) {
-        // The client in host a sends every UDP probe (the server only reflects), so the
-        // request leg is a->b whatever the probe's configured direction; an unanswered probe
-        // is counted lost on the request leg, as the simulator does.
-        report::PerDirection<report::LatencyStats> ow;
-        ow[Direction::kAtoB] = fwd.stats();
-        ow[Direction::kBtoA] = back.stats();
-        ow[Direction::kAtoB].lost = pl.rtt.lost;
-        pl.one_way = ow;
-      }
-      out.latency_ms[p.plan.name] = pl;
-    }
-    for (const PhasePlan& ph : plan_.phases) {
-      if (ph.start < ran) {  // an early stop cuts the phases short
-        out.phases.push_back(
-            report::Phase{ph.name, ph.start.to_seconds(), min(ph.end, ran).to_seconds()});
-      }
-    }
-    out.latency_under_load = report::compute_latency_under_load(out);
-    return std::move(out_);
+    return recorder_.finish(rel(end_), flow_counters(), totals);
   }
 
   const TrafficPlan& plan_;
@@ -949,120 +800,23 @@ class Engine {
   uint8_t read_buf_[128 * 1024] = {};
   int64_t t0_ = 0;
   int64_t end_ = 0;
-  int64_t last_interval_ = 0;
-  int64_t next_interval_ = 0;
-  report::Run out_;
+  report::RunRecorder recorder_;
+  Duration interval_;  // interval table bins (the server's Stats period)
 };
 
 }  // namespace
 
-TrafficPlan plan_from_scenario(const config::Scenario& s) {
-  TrafficPlan plan;
-  plan.duration = s.duration;
-  const Duration end = s.duration;
-  for (size_t i = 0; i < s.traffic.tcp.size(); ++i) {
-    const config::TcpFlowConfig& c = s.traffic.tcp[i];
-    const std::string what = "traffic.tcp[" + std::to_string(i) + "]";
-    const Direction dir = host_dir(s, c.from, c.to, what);
-    const config::HostConfig* sender = s.host(c.from);
-    for (int64_t k = 0; k < c.streams; ++k) {
-      FlowPlan f;
-      f.dir = dir;
-      f.dscp = c.dscp;
-      f.cc = c.cc.value_or(sender != nullptr ? sender->tcp.cc : "");
-      f.start = c.start;
-      f.stop = stop_of(c.stop, end);
-      plan.flows.push_back(f);
-    }
-  }
-  for (size_t i = 0; i < s.traffic.ping.size(); ++i) {
-    const config::PingConfig& c = s.traffic.ping[i];
-    ProbePlan p;
-    p.name = probe_name("ping", i);
-    p.icmp = true;
-    p.dir = host_dir(s, c.from, c.to, "traffic.ping[" + std::to_string(i) + "]");
-    p.interval = c.interval;
-    p.size = c.size;
-    p.start = c.start;
-    p.stop = stop_of(c.stop, end);
-    p.dscp = c.dscp;
-    plan.probes.push_back(p);
-  }
-  for (size_t i = 0; i < s.traffic.udp_probe.size(); ++i) {
-    const config::UdpProbeConfig& c = s.traffic.udp_probe[i];
-    ProbePlan p;
-    p.name = probe_name("udp", i);
-    p.dir = host_dir(s, c.from, c.to, "traffic.udp_probe[" + std::to_string(i) + "]");
-    p.interval = c.interval;
-    p.size = std::max<int64_t>(c.size, kProbeHeader);
-    p.start = c.start;
-    p.stop = stop_of(c.stop, end);
-    p.dscp = c.dscp;
-    plan.probes.push_back(p);
-  }
-  for (size_t i = 0; i < s.traffic.rrul.size(); ++i) {
-    const config::RrulConfig& c = s.traffic.rrul[i];
-    const Direction dir = host_dir(s, c.from, c.to, "traffic.rrul[" + std::to_string(i) + "]");
-    if (dir != Direction::kAtoB) {
-      throw std::invalid_argument("traffic.rrul[" + std::to_string(i) +
-                                  "]: the rrul client must be the first host");
-    }
-    // The scenario's rrul timing (config::RrulConfig: start, idle, load, idle).
-    add_rrul(plan, RrulTimes{c.start, c.load_start(), c.load_end(), c.end()}, c.probe_interval,
-             s.hosts[0].tcp.cc);
-    plan.interval = c.bin;  // throughput bins = the run's intervals, as in the simulator
-  }
-  return plan;
-}
-
-void add_rrul(TrafficPlan& plan, const RrulTimes& t, Duration probe_interval,
-              const std::string& cc) {
-  const Duration start = t.load_start;
-  const Duration stop = t.load_end;
-  const uint8_t marks[4] = {0, kDscpCs1, kDscpCs5, kDscpEf};
-  for (Direction dir : {Direction::kAtoB, Direction::kBtoA}) {
-    for (uint8_t m : marks) {
-      FlowPlan f;
-      f.dir = dir;
-      f.dscp = m;
-      f.cc = cc;
-      f.start = start;
-      f.stop = stop;
-      f.name =
-          std::string(dir == Direction::kAtoB ? "TCP upload " : "TCP download ") + dscp_label(m);
-      plan.flows.push_back(f);
-    }
-  }
-  // Probes run over idle + load + idle, as flent's rrul pings do.
-  ProbePlan icmp;
-  icmp.name = "ping";
-  icmp.icmp = true;
-  icmp.interval = probe_interval;
-  icmp.size = 56;
-  icmp.start = t.start;
-  icmp.stop = t.end;
-  plan.probes.push_back(icmp);
-  for (uint8_t m : {kDscpEf, kDscpCs1, uint8_t{0}}) {
-    ProbePlan p;
-    p.name = m == kDscpEf ? "udp_ef" : m == kDscpCs1 ? "udp_bk" : "udp_be";  // docs/rrul.md
-    p.interval = probe_interval;
-    p.size = 64;
-    p.start = t.start;
-    p.stop = t.end;
-    p.dscp = m;
-    plan.probes.push_back(p);
-  }
-  plan.phases = {{"idle_before", t.start, t.load_start},
-                 {"load", t.load_start, t.load_end},
-                 {"idle_after", t.load_end, t.end}};
+FlowSockets flow_sockets(const FlowPlan& f) {
+  const bool upload = f.from == 0;
+  return FlowSockets{upload, upload ? f.cc : "", upload ? "" : f.cc};
 }
 
 TrafficPlan rrul_plan(const RrulOptions& o) {
   TrafficPlan plan;
   plan.duration = o.idle + o.load + o.idle;
   plan.interval = o.interval;
-  add_rrul(plan, RrulTimes{Duration::zero(), o.idle, o.idle + o.load, plan.duration},
-           o.probe_interval, o.cc);
+  config::add_rrul(plan, config::RrulPlan{0, 1, Duration::zero(), o.idle, o.idle + o.load,
+                                          plan.duration, o.probe_interval, o.cc, o.cc});
   return plan;
 }
 
@@ -1075,8 +829,9 @@ bool icmp_available() {
   return ping.valid();
 }
 
-report::Run run_traffic(const TrafficPlan& plan, const ClientOptions& options) {
-  Engine engine(plan, options);
+report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
+                        const ClientOptions& options) {
+  Engine engine(plan, std::move(info), options);
   return engine.run();
 }
 

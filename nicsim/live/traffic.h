@@ -24,8 +24,8 @@
 //     report RTT only.
 //   - ICMP echo: a raw socket (root) or an unprivileged ping socket; RTT from the send time to
 //     the kernel's receive stamp of the reply.
-//   A probe counts as lost when no answer came and it was sent at least 1 s before the end of
-//   the run (as the simulator counts).
+//   A probe counts as lost when no answer came and it was sent at least report::kLossHorizon
+//   before the end of the run (report::RunRecorder, as for every back-end).
 
 #include <netinet/in.h>
 
@@ -34,70 +34,41 @@
 #include <string>
 #include <vector>
 
-#include "nicsim/config/scenario.h"
+#include "nicsim/config/traffic_plan.h"
 #include "nicsim/core/time.h"
 #include "nicsim/report/results.h"
+#include "nicsim/report/run_recorder.h"
 
 namespace nicsim::live {
 
-struct FlowPlan {
-  report::Direction dir = report::Direction::kAtoB;
-  uint8_t dscp = 0;
-  std::string cc;  // "" = the sender's default
-  Duration start;
-  Duration stop;
-  std::string name;  // "" or e.g. "TCP upload BE"
+// The plan is the scenario's (config::plan) or rrul's; host 0 is the client's, host 1 the
+// server's. A flow from host 0 is an upload, one from host 1 a download.
+using config::FlowPlan;
+using config::PhasePlan;
+using config::ProbePlan;
+using config::TrafficPlan;
+
+// How the client (in host 0) opens a flow: the upload's client writes, a download's server
+// does; TCP_CONGESTION is set on the sending socket only (congestion control acts on the data
+// direction), by the client (`client_cc`) or by the server as the request asks (`server_cc`).
+struct FlowSockets {
+  bool upload = true;
+  std::string client_cc;  // "" = the system default / not set
+  std::string server_cc;
 };
+FlowSockets flow_sockets(const FlowPlan& f);
 
-struct ProbePlan {
-  std::string name;  // result key: "ping", "udp", "ping-2", ...
-  bool icmp = false;
-  report::Direction dir = report::Direction::kAtoB;  // direction of the request
-  Duration interval = Duration::s(1);
-  int64_t size = 64;  // payload bytes
-  Duration start;
-  Duration stop;
-  uint8_t dscp = 0;
-};
-
-struct PhasePlan {
-  std::string name;
-  Duration start;
-  Duration end;
-};
-
-struct TrafficPlan {
-  Duration duration;
-  Duration interval = Duration::s(1);  // interval table rows
-  std::vector<FlowPlan> flows;
-  std::vector<ProbePlan> probes;
-  std::vector<PhasePlan> phases;  // rrul: idle_before, load, idle_after
-};
-
-// The scenario's [[traffic.*]] entries (host names mapped to a = first host, b = second).
-// Throws std::invalid_argument naming the entry that cannot run live.
-TrafficPlan plan_from_scenario(const config::Scenario& s);
-
-// flent's rrul: idle, then 4 TCP uploads + 4 downloads marked BE, BK (CS1), CS5, EF with UDP
-// probes EF, BK, BE and one ICMP ping every `probe_interval`, then idle.
+// flent's rrul (config::add_rrul) from this client to the server: idle, then 4 TCP uploads + 4
+// downloads marked BE, BK (CS1), CS5, EF with UDP probes EF, BK, BE and one ICMP ping every
+// `probe_interval`, then idle.
 struct RrulOptions {
   Duration idle = Duration::s(5);
   Duration load = Duration::s(60);
   Duration probe_interval = Duration::ms(200);
   Duration interval = Duration::ms(200);  // throughput bins
-  std::string cc;                         // "" = default
+  std::string cc;                         // "" = default (both ends)
 };
 TrafficPlan rrul_plan(const RrulOptions& o);
-// Adds rrul's flows (over [load_start, load_end)), probes (over [start, end)) and its three
-// phases to a plan (for [[traffic.rrul]]).
-struct RrulTimes {
-  Duration start;
-  Duration load_start;
-  Duration load_end;
-  Duration end;
-};
-void add_rrul(TrafficPlan& plan, const RrulTimes& times, Duration probe_interval,
-              const std::string& cc);
 
 struct ClientOptions {
   sockaddr_in server{};  // the nicsim server (its address is also the ICMP target)
@@ -116,10 +87,10 @@ struct ClientOptions {
 // allowed by net.ipv4.ping_group_range).
 bool icmp_available();
 
-// Runs the plan in the calling thread's network namespace (blocking). Fills transfer,
-// intervals, latency_ms, goodput_bps, retransmits and duration_s; the caller sets label,
-// params, backend, seed and config. Throws LiveError when a socket cannot be set up or the
-// server refuses a request.
-report::Run run_traffic(const TrafficPlan& plan, const ClientOptions& options);
+// Runs the plan in the calling thread's network namespace (blocking) and returns what
+// report::RunRecorder made of its samples, under `info` (label, backend, ...). Throws LiveError
+// when a socket cannot be set up or the server refuses a request.
+report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
+                        const ClientOptions& options);
 
 }  // namespace nicsim::live

@@ -27,7 +27,7 @@
 namespace nicsim::model {
 
 // A transmitted frame whose descriptor was cleaned: the socket's bytes are released (what TCP
-// Small Queues waits for, driver-mechanisms §7.1) and the sender learns its timing.
+// Small Queues waits for, docs/mechanisms §7.1) and the sender learns its timing.
 struct TxRelease {
   uint64_t packet_id = 0;  // the id of the packet the stack handed to send()
   uint32_t flow_id = 0;

@@ -8,7 +8,7 @@
 // xmit_one, napi), net/sched/sch_generic.c (__qdisc_run, qdisc_restart, dequeue_skb,
 // try_bulk_dequeue_skb, sch_direct_xmit, dev_requeue_skb), include/linux/netdevice.h (BQL
 // hooks, xmit_more) and drivers/net/ethernet/stmicro/stmmac/stmmac_main.c, as described in
-// driver-mechanisms.md §2.6–§2.7 (driver contract, where bytes wait), §3 (xmit_more, BQL-bounded
+// docs/mechanisms §2.6–§2.7 (driver contract, where bytes wait), §3 (xmit_more, BQL-bounded
 // bulk dequeue, doorbell deferral), §7 (ethtool -C, NAPI budget 64, dev_tx_weight 64, stmmac
 // mitigation by era), §9.4 and §10 (TCQ_F_CAN_BYPASS), §11 (checklist).
 //
@@ -98,7 +98,7 @@
 
 namespace nicsim::model {
 
-// How TX completions reach the driver (driver-mechanisms §7.1, §7.3).
+// How TX completions reach the driver (docs/mechanisms §7.1, §7.3).
 enum class TxCompletion : uint8_t {
   kIrq,           // "irq": completion interrupts moderated by tx-usecs / tx-frames
   kStmmac2014,    // "stmmac_2014": IC bit every tx_coal_frames, 40 ms timer pushed out per xmit

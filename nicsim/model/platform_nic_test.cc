@@ -183,7 +183,7 @@ TEST(PlatformNic, BulkDequeueWithXmitMoreRingsTheDoorbellOnce) {
   Link l(p, p, test_costs(), test_costs());
   PacketFactory f;
   // p0 bypasses the empty qdisc; BQL's adj_limit is still 0, so STACK_XOFF stops the queue
-  // after it (§2.3: the packet that crosses the limit is accepted).
+  // after it (docs/mechanisms §2.3: the packet that crosses the limit is accepted).
   l.a.send(f.make(1514), Time::zero());
   EXPECT_TRUE(l.a.doorbell().stack_stopped());
   EXPECT_EQ(l.a.stats().bypassed_packets, 1u);

@@ -18,7 +18,7 @@ namespace {
 
 constexpr uint32_t round_up4(uint32_t v) { return (v + 3u) & ~3u; }
 
-// Bulk-IN bytes of one frame (driver-mechanisms §4.4: status word, RXDOFF, frame, FCS, COE word,
+// Bulk-IN bytes of one frame (docs/mechanisms §4.4: status word, RXDOFF, frame, FCS, COE word,
 // padded to 4; §5.2: 4-byte header, frame padded to even).
 uint32_t rx_usb_len_for(UsbNic::Chip chip, bool rx_csum, uint32_t len) {
   if (chip == UsbNic::Chip::kSmsc95xx) {

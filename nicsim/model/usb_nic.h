@@ -3,7 +3,7 @@
 // its host driver (Linux usbnet + smsc95xx/asix, or FreeBSD uether + if_smsc/if_axe), as one
 // deterministic state machine implementing the Nic contract (nic.h).
 //
-// Behaviour follows driver-mechanisms.md §4 (SMSC turbo mode, framing), §5 (ASIX MFB, framing,
+// Behaviour follows docs/mechanisms §4 (SMSC turbo mode, framing), §5 (ASIX MFB, framing,
 // the ≈290 µs per-transfer cost of §5.4), §6 (USB 2.0 bus, EHCI interrupt threshold, usbnet
 // rx_qlen/tx_qlen, FreeBSD one-transfer-each-way) and §10 (copies, device FIFOs, AFC PAUSE):
 //
@@ -126,7 +126,7 @@ class Ring {
 
 }  // namespace usb_nic_detail
 
-// Linux usbnet MAX_QUEUE_MEMORY = 60 × 1518 (driver-mechanisms §6.2).
+// Linux usbnet MAX_QUEUE_MEMORY = 60 × 1518 (docs/mechanisms/usbnet.md §6.2).
 inline constexpr int64_t kUsbnetMaxQueueMemory = 60 * 1518;
 // Linux usbnet_update_max_qlen at high speed: rx_qlen = MAX_QUEUE_MEMORY / rx_urb_size,
 // tx_qlen = MAX_QUEUE_MEMORY / hard_mtu (§6.2).
@@ -271,7 +271,7 @@ class UsbNic final : public Nic {
   const AnyQueue& qdisc() const { return qdisc_; }
   const algo::UsbRxAggregator& rx_device() const { return agg_; }
 
-  // Bytes on the USB for one frame of `len` bytes (driver-mechanisms §4.4/4.5, §5.2/5.3).
+  // Bytes on the USB for one frame of `len` bytes (docs/mechanisms §4.4/4.5, §5.2/5.3).
   uint32_t rx_usb_len(uint32_t len) const;
   uint32_t tx_usb_len(uint32_t len) const;
 

@@ -1,4 +1,4 @@
-// UsbNic: USB 2.0 Ethernet adapter + host driver (issue 3; driver-mechanisms §4, §5, §6, §10).
+// UsbNic: USB 2.0 Ethernet adapter + host driver (issue 3; docs/mechanisms §4, §5, §6, §10).
 //
 // Fixture: a minimal sender pushes frames onto the incoming Wire whenever it is free (so it
 // honours PAUSE), the UsbNic receives them, transmits onto its outgoing Wire, and a recording
@@ -199,7 +199,7 @@ CpuCosts exact_costs() {
 
 // --- RX: SMSC turbo mode -------------------------------------------------------------------
 
-// driver-mechanisms §4.2 (bulk-in delay), §6.1 (bus slots, EHCI threshold), §6.2 (usbnet):
+// docs/mechanisms §4.2 (bulk-in delay), §6.1 (bus slots, EHCI threshold), §6.2 (usbnet):
 // a lone 98-byte ping frame with turbo on waits for BULK_IN_DLY, crosses the bus in one short
 // packet, is seen at the next 125 µs boundary, and is delivered after the handler's costs.
 TEST(UsbNic, TurboLoneFrameWaitsForBulkInDelayExactly) {

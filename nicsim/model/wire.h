@@ -4,7 +4,7 @@
 //
 // Serialisation is charged from the cumulative byte count of the current busy period
 // (start + ceil(bytes_total × 8 / rate)), so rounding never accumulates (DPDK "time in bytes",
-// style-anchors lesson 3). Jitter is uniform in [0, jitter] and never reorders frames (like
+// lib/sched/rte_sched.c). Jitter is uniform in [0, jitter] and never reorders frames (like
 // netem with rate limiting: a frame never arrives before the one sent ahead of it). Loss and
 // jitter use the wire's own seeded RNG, so a run is reproducible. 802.3x PAUSE from the
 // receiver holds the transmitter: no new frame starts before the pause ends (the frame on the

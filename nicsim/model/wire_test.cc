@@ -1,5 +1,5 @@
 // Wire: serialisation with Ethernet overhead, propagation delay, loss, jitter, PAUSE
-// (issue 3 item 6; driver-mechanisms §10 for PAUSE).
+// (issue 3 item 6; docs/mechanisms/trade-offs.md §10 for PAUSE).
 #include "nicsim/model/wire.h"
 
 #include <gtest/gtest.h>

@@ -161,7 +161,7 @@ std::vector<double> values_of(const std::map<int64_t, double>& m) {
 }  // namespace
 
 std::string bufferbloat_grade(double induced_latency_ms) {
-  // DSLReports FAQ 17930 / Waveform bufferbloat test bands (tool-anchors.md §8.9).
+  // DSLReports FAQ 17930 / Waveform bufferbloat test bands (docs/mechanisms/latency-under-load.md).
   if (induced_latency_ms < 5) {
     return "A+";
   }

@@ -10,7 +10,7 @@
 // - induced latency = mean loaded RTT - mean idle RTT (DSLReports/Waveform "latency increase":
 //   average loaded minus average unloaded latency).
 // - grade: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, F >= 400 ms of induced latency
-//   (shared/docs/tool-anchors.md §8.9: https://www.dslreports.com/faq/17930, Waveform uses the
+//   (docs/mechanisms/latency-under-load.md; https://www.dslreports.com/faq/17930, Waveform uses the
 //   same bands).
 // - RPM after draft-ietf-ippm-responsiveness (-08/-09, "Final Calculations"):
 //   Foreign = 60000 / TM(foreign RTTs), Loaded = 60000 / TM(self RTTs),

@@ -11,7 +11,7 @@ namespace {
 constexpr double kEps = 1e-9;  // ms: the recorder keeps whole nanoseconds
 
 TEST(LatencyUnderLoad, BufferbloatGradeBands) {
-  // tool-anchors.md §8.9: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, F >= 400.
+  // docs/mechanisms/latency-under-load.md: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, F >= 400.
   EXPECT_EQ(bufferbloat_grade(-3.0), "A+");
   EXPECT_EQ(bufferbloat_grade(0.0), "A+");
   EXPECT_EQ(bufferbloat_grade(4.999), "A+");

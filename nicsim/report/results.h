@@ -212,7 +212,7 @@ struct LatencyUnderLoad {
   LatencyStats loaded_rtt;  // ... sent during the load phase
   std::optional<PerDirection<LatencyStats>> idle_one_way, loaded_one_way;
   double induced_latency_ms = 0;  // loaded_rtt.mean - idle_rtt.mean (docs/rrul.md)
-  std::string grade;              // "A+","A","B","C","D","F" (Waveform thresholds, tool-anchors)
+  std::string grade;              // "A+","A","B","C","D","F" (Waveform thresholds, docs/rrul.md)
   double rpm = 0;  // responsiveness (draft-ietf-ippm-responsiveness), round trips per minute
   double rpm_foreign_ms = 0;          // trimmed mean of the foreign probes' loaded RTTs
   std::optional<double> rpm_self_ms;  // trimmed mean of the load flows' SRTTs (self probes)

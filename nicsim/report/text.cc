@@ -1,6 +1,7 @@
 #include "nicsim/report/text.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
@@ -229,10 +230,53 @@ std::string format_iperf3(const Run& run, Direction d) {
   return out;
 }
 
-std::string format_ping_summary(std::string_view host, const LatencyStats& s, PingStyle style,
-                                std::optional<double> time_ms) {
+std::array<std::string, 2> host_names(const Run& run) {
+  std::array<std::string, 2> names;
+  size_t found = 0;
+  constexpr std::string_view kPrefix = "[hosts.";
+  size_t line = 0;
+  const std::string& t = run.config_toml;
+  while (found < 2 && line < t.size()) {
+    const size_t eol = std::min(t.find('\n', line), t.size());
+    const std::string_view l(t.data() + line, eol - line);
+    line = eol + 1;
+    if (l.substr(0, kPrefix.size()) != kPrefix) {
+      continue;
+    }
+    std::string_view rest = l.substr(kPrefix.size());
+    std::string name;
+    if (!rest.empty() && rest[0] == '"') {  // a quoted key: [hosts."my.host".nic]
+      const size_t close = rest.find('"', 1);
+      name = std::string(rest.substr(1, close == std::string_view::npos ? 0 : close - 1));
+    } else {
+      name = std::string(rest.substr(0, rest.find_first_of(".]")));
+    }
+    if (!name.empty() && (found == 0 || names[0] != name)) {
+      names[found++] = name;
+    }
+  }
+  if (found < 2) {
+    return {"a", "b"};
+  }
+  return names;
+}
+
+namespace {
+
+std::string direction_label(const std::array<std::string, 2>& hosts, Direction d) {
+  return d == Direction::kAtoB ? hosts[0] + "->" + hosts[1] : hosts[1] + "->" + hosts[0];
+}
+
+std::string ping_heading(std::string_view probe) {
+  // ICMP probes are named "ping", "ping-2", ...: "--- ping-2 statistics ---", not "ping ping".
+  const bool ping_name = probe.substr(0, 4) == "ping";
+  return "--- " + std::string(probe) + (ping_name ? " statistics ---\n" : " ping statistics ---\n");
+}
+
+// The lines after ping's heading: transmitted / received / loss, and the rtt line.
+std::string ping_totals(const LatencyStats& s, PingStyle style, std::optional<double> time_ms) {
   const uint64_t transmitted = s.count + s.lost;
-  std::string out = "--- " + std::string(host) + " ping statistics ---\n";
+  std::string out;
   if (style == PingStyle::kLinux) {
     out += printf_string("%" PRIu64 " packets transmitted, %" PRIu64 " received", transmitted,
                          s.count);
@@ -272,6 +316,13 @@ std::string format_ping_summary(std::string_view host, const LatencyStats& s, Pi
   return out;
 }
 
+}  // namespace
+
+std::string format_ping_summary(std::string_view host, const LatencyStats& s, PingStyle style,
+                                std::optional<double> time_ms) {
+  return "--- " + std::string(host) + " ping statistics ---\n" + ping_totals(s, style, time_ms);
+}
+
 std::string format_latency_table(const Run& run) {
   if (run.latency_ms.empty()) {
     return {};
@@ -283,26 +334,32 @@ std::string format_latency_table(const Run& run) {
   };
   std::vector<Row> rows;
   size_t name_width = 5;
+  const std::array<std::string, 2> hosts = host_names(run);
   for (const auto& [name, p] : run.latency_ms) {
     rows.push_back({name, p.kind + " rtt", &p.rtt});
     if (p.one_way) {
       for (Direction d : kDirections) {
-        rows.push_back({name, std::string(direction_key(d)), &(*p.one_way)[d]});
+        rows.push_back({name, direction_label(hosts, d), &(*p.one_way)[d]});
       }
     }
     name_width = std::max(name_width, name.size());
   }
   std::string out = "latency (ms)\n";
-  out += left("probe", name_width) + "  " + left("", 8) + cell("sent", 8) + cell("lost", 7) +
-         cell("loss", 8) + cell("min", 10) + cell("mean", 10) + cell("p50", 10) + cell("p90", 10) +
-         cell("p99", 10) + cell("max", 10) + cell("mdev", 10) + "\n";
+  size_t what_width = 8;
+  for (const Row& r : rows) {
+    what_width = std::max(what_width, r.what.size());
+  }
+  out += left("probe", name_width) + "  " + left("", what_width) + cell("sent", 8) +
+         cell("lost", 7) + cell("loss", 8) + cell("min", 10) + cell("mean", 10) + cell("p50", 10) +
+         cell("p90", 10) + cell("p99", 10) + cell("max", 10) + cell("mdev", 10) + "\n";
   for (const Row& r : rows) {
     const LatencyStats& s = *r.s;
     const uint64_t sent = s.count + s.lost;
     const double loss =
         sent == 0 ? 0.0 : static_cast<double>(s.lost) * 100.0 / static_cast<double>(sent);
-    out += left(r.name, name_width) + "  " + left(r.what, 8) + cell(std::to_string(sent), 8) +
-           cell(std::to_string(s.lost), 7) + cell(printf_string("%.1f%%", loss), 8);
+    out += left(r.name, name_width) + "  " + left(r.what, what_width) +
+           cell(std::to_string(sent), 8) + cell(std::to_string(s.lost), 7) +
+           cell(printf_string("%.1f%%", loss), 8);
     if (s.count == 0) {
       for (int i = 0; i < 7; ++i) {
         out += cell("-", 10);
@@ -322,6 +379,10 @@ std::string format_latency_under_load(const Run& run) {
     return {};
   }
   const LatencyUnderLoad& l = *run.latency_under_load;
+  const std::array<std::string, 2> hosts = host_names(run);
+  // Row labels: "loaded one-way board->pc" is the longest kind.
+  const size_t label_width = std::max<size_t>(
+      22, std::string_view("loaded one-way ").size() + hosts[0].size() + hosts[1].size() + 3);
   std::string out = "latency under load";
   for (const Phase& p : run.phases) {
     out += (&p == &run.phases.front() ? " (" : ", ") + p.name +
@@ -329,7 +390,7 @@ std::string format_latency_under_load(const Run& run) {
   }
   out += run.phases.empty() ? "\n" : ")\n";
   const auto stats_row = [&](const std::string& name, const LatencyStats& s) {
-    std::string row = left(name, 22) + cell(std::to_string(s.count + s.lost), 8) +
+    std::string row = left(name, label_width) + cell(std::to_string(s.count + s.lost), 8) +
                       cell(std::to_string(s.lost), 7);
     if (s.count == 0) {
       for (int i = 0; i < 4; ++i) {
@@ -342,12 +403,12 @@ std::string format_latency_under_load(const Run& run) {
     }
     return row + "\n";
   };
-  out += left("latency (ms)", 22) + cell("sent", 8) + cell("lost", 7) + cell("mean", 10) +
+  out += left("latency (ms)", label_width) + cell("sent", 8) + cell("lost", 7) + cell("mean", 10) +
          cell("p50", 10) + cell("p99", 10) + cell("max", 10) + "\n";
   out += stats_row("idle RTT", l.idle_rtt);
   out += stats_row("loaded RTT", l.loaded_rtt);
   for (Direction d : kDirections) {
-    const std::string dk(direction_key(d));
+    const std::string dk = direction_label(hosts, d);
     if (l.idle_one_way) {
       out += stats_row("idle one-way " + dk, (*l.idle_one_way)[d]);
     }
@@ -366,9 +427,11 @@ std::string format_latency_under_load(const Run& run) {
   out += printf_string("responsiveness    %.0f RPM (foreign %.3f ms", l.rpm, l.rpm_foreign_ms);
   out += l.rpm_self_ms ? printf_string(", self %.3f ms)\n", *l.rpm_self_ms)
                        : std::string(", no self probes)\n");
-  out += printf_string("fairness (Jain)   a->b %.3f   b->a %.3f   all %.3f\n", l.fairness.a_to_b,
-                       l.fairness.b_to_a, l.fairness_all);
-  out += "goodput (load)    a->b " + iperf3_bitrate(l.goodput_bps.a_to_b) + "   b->a " +
+  const std::string ab = direction_label(hosts, Direction::kAtoB);
+  const std::string ba = direction_label(hosts, Direction::kBtoA);
+  out += printf_string("fairness (Jain)   %s %.3f   %s %.3f   all %.3f\n", ab.c_str(),
+                       l.fairness.a_to_b, ba.c_str(), l.fairness.b_to_a, l.fairness_all);
+  out += "goodput (load)    " + ab + " " + iperf3_bitrate(l.goodput_bps.a_to_b) + "   " + ba + " " +
          iperf3_bitrate(l.goodput_bps.b_to_a) + "\n";
   return out;
 }
@@ -389,15 +452,19 @@ std::string format_stage_table(const Run& run) {
   for (const std::string& s : stages) {
     width = std::max(width, s.size());
   }
+  const std::array<std::string, 2> hosts = host_names(run);
+  const std::string ab = direction_label(hosts, Direction::kAtoB);
+  const std::string ba = direction_label(hosts, Direction::kBtoA);
+  const size_t col = std::max<size_t>(12, std::max(ab.size(), ba.size()) + 2);
   std::string out = "time per stage (mean ms)\n";
-  out += left("stage", width) + cell("a->b", 12) + cell("b->a", 12) + "\n";
+  out += left("stage", width) + cell(ab, col) + cell(ba, col) + "\n";
   for (const std::string& name : stages) {
     out += left(name, width);
     for (Direction d : kDirections) {
       const auto& v = run.stages[d];
       const auto it =
           std::find_if(v.begin(), v.end(), [&](const StageTime& s) { return s.stage == name; });
-      out += cell(it == v.end() || it->packets == 0 ? "-" : ms3(it->mean_ms), 12);
+      out += cell(it == v.end() || it->packets == 0 ? "-" : ms3(it->mean_ms), col);
     }
     out += '\n';
   }
@@ -460,16 +527,17 @@ std::string format_run_report(const Run& run) {
   std::string out = "=== " + (run.label.empty() ? std::string("run") : run.label) +
                     printf_string(" (%s, seed %" PRIu64 ", %g s) ===\n", run.backend.c_str(),
                                   run.seed, run.duration_s);
+  const std::array<std::string, 2> hosts = host_names(run);
   for (Direction d : kDirections) {
     const std::string table = format_iperf3(run, d);
     if (!table.empty()) {
-      out += "\n" + std::string(direction_key(d)) + " (TCP, sender " + std::string(sender_host(d)) +
-             ")\n" + table;
+      out += "\n" + direction_label(hosts, d) + " (TCP, sender " +
+             hosts[d == Direction::kAtoB ? 0 : 1] + ")\n" + table;
     }
   }
   for (const auto& [name, p] : run.latency_ms) {
     if (p.kind == "icmp") {
-      out += "\n" + format_ping_summary(name, p.rtt);
+      out += "\n" + ping_heading(name) + ping_totals(p.rtt, PingStyle::kLinux, std::nullopt);
     }
   }
   for (const std::string& section :

@@ -20,6 +20,7 @@
 //
 // Everything returns std::string; print(FILE*, text) writes it. Nothing here reads a clock.
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -72,6 +73,13 @@ std::string format_ping_summary(std::string_view host, const LatencyStats& s,
                                 std::optional<double> time_ms = std::nullopt);
 
 // --- tables and lines ------------------------------------------------------------------------
+
+// The run's two hosts by name, as its configuration (config_toml, [hosts.NAME.*] tables in
+// order) lists them; {"a", "b"} when it names none (e.g. a live run). Tables label the
+// directions with them ("board->pc") and ICMP summaries are headed by the probe's name
+// ("--- ping statistics ---", "--- ping-2 statistics ---": a Run does not record a probe's
+// destination host, and its name is the key the latency table and the JSON use).
+std::array<std::string, 2> host_names(const Run& run);
 
 // One row per probe (RTT) plus, for probes with one-way delays, one row per direction.
 std::string format_latency_table(const Run& run);

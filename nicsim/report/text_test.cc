@@ -35,7 +35,7 @@ struct Row {
 
 // A run whose a->b direction carries the numbers of one iperf3 table from seed S1.
 Run seed_run(const std::vector<Row>& rows, Row sender, Row receiver) {
-  Run run;
+  report::Run run;
   for (const Row& r : rows) {
     Interval iv;
     iv.start_s = r.start;
@@ -349,12 +349,57 @@ TEST(ReportText, RunReportHasEverySection) {
   const std::string text = format_results_report(res);
   for (const char* part :
        {"=== bql=false rate=1Gbit (sim, seed 42, 2 s) ===\n", "\na->b (TCP, sender a)\n[ ID]",
-        "\nb->a (TCP, sender b)\n[ ID]", "--- ping ping statistics ---\n", "latency (ms)\n",
+        "\nb->a (TCP, sender b)\n[ ID]", "--- ping statistics ---\n", "latency (ms)\n",
         "time per stage (mean ms)\n", "metric       | published", "=== bql=true rate=1Gbit"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part;
   }
-  EXPECT_EQ(text.find("--- udp_ef ping statistics"), std::string::npos);  // ICMP probes only
+  EXPECT_EQ(text.find("udp_ef statistics"), std::string::npos);  // ICMP probes only
+  EXPECT_EQ(text.find("ping ping"), std::string::npos);
   EXPECT_TRUE(print(nullptr, text));
+}
+
+// Tables name the hosts as the scenario does (issue 9: they printed a->b for hosts board / pc).
+TEST(ReportText, DirectionsAreLabelledWithTheConfiguredHostNames) {
+  Results res = samples::full_sample_results();
+  report::Run& run = res.runs[0];
+  run.config_toml =
+      "[scenario]\nname = \"x\"\n[hosts.board.cpu]\nkind = \"a5\"\n"
+      "[hosts.board.nic]\n[hosts.pc.cpu]\n";
+  EXPECT_EQ(host_names(run), (std::array<std::string, 2>{"board", "pc"}));
+  const std::string text = format_run_report(run);
+  for (const char* part : {"\nboard->pc (TCP, sender board)\n[ ID]",
+                           "\npc->board (TCP, sender pc)\n[ ID]", "board->pc", "pc->board"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part;
+  }
+  EXPECT_NE(format_stage_table(run).find("board->pc"), std::string::npos);
+  EXPECT_EQ(text.find("a->b"), std::string::npos) << text;
+  EXPECT_EQ(text.find("b->a"), std::string::npos) << text;
+  if (run.latency_under_load) {
+    EXPECT_NE(format_latency_under_load(run).find("fairness (Jain)   board->pc "),
+              std::string::npos);
+  }
+
+  run.config_toml = "[hosts.\"my.host\".nic]\n[hosts.peer.nic]\n";  // quoted keys
+  EXPECT_EQ(host_names(run), (std::array<std::string, 2>{"my.host", "peer"}));
+  run.config_toml = "";  // a live run: no configuration
+  EXPECT_EQ(host_names(run), (std::array<std::string, 2>{"a", "b"}));
+}
+
+// ping's heading names what was pinged; here that is the probe, by its result key.
+TEST(ReportText, PingSummariesAreHeadedByTheProbeName) {
+  report::Run run;
+  ProbeLatency p;
+  p.kind = "icmp";
+  p.rtt.count = 1;
+  p.rtt.min = p.rtt.mean = p.rtt.max = 1.0;
+  run.latency_ms["ping"] = p;
+  run.latency_ms["ping-2"] = p;
+  const std::string text = format_run_report(run);
+  EXPECT_NE(text.find("\n--- ping statistics ---\n1 packets transmitted, 1 received"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n--- ping-2 statistics ---\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("ping ping"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // Engine — the discrete-event core of the simulator.
 //
 // Events are ordered by (time, insertion sequence): ties run in the order they were scheduled,
-// so a run with the same inputs and seed is bit-for-bit reproducible (style-anchors lesson 6).
+// so a run with the same inputs and seed is bit-for-bit reproducible.
 // No global state: several engines can run in one process (sweeps, tests, `[vary]` runs).
 // An event targets a Process with a 64-bit tag; a process that reschedules itself often (a
 // host's next wake-up) uses a Wakeup, which has at most one pending entry: setting it again

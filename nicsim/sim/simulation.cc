@@ -12,14 +12,14 @@
 
 #include "nicsim/algo/pfifo_fast.h"
 #include "nicsim/config/host_nic.h"
+#include "nicsim/config/traffic_plan.h"
 #include "nicsim/core/gso.h"
 #include "nicsim/model/cpu.h"
 #include "nicsim/model/nic.h"
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/usb_nic.h"
 #include "nicsim/model/wire.h"
-#include "nicsim/report/latency_recorder.h"
-#include "nicsim/report/latency_under_load.h"
+#include "nicsim/report/run_recorder.h"
 #include "nicsim/sim/engine.h"
 #include "nicsim/sim/index_set.h"
 #include "nicsim/sim/meta_table.h"
@@ -52,10 +52,10 @@ uint32_t flow_hash(uint32_t flow, uint32_t salt) {
   return static_cast<uint32_t>(x);
 }
 
-tcp::Params tcp_params(const config::TcpConfig& c, const std::optional<std::string>& cc) {
+// The sender's TCP settings with the flow's congestion control (config::FlowPlan::cc).
+tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc) {
   tcp::Params p;
-  const std::string& algo = cc ? *cc : c.cc;
-  p.cc = algo == "reno" ? tcp::CcAlgorithm::kNewReno : tcp::CcAlgorithm::kCubic;
+  p.cc = cc == "reno" ? tcp::CcAlgorithm::kNewReno : tcp::CcAlgorithm::kCubic;
   p.mss = c.mss;
   p.rmem_max = c.rmem;
   p.wmem = c.wmem;
@@ -67,10 +67,6 @@ tcp::Params tcp_params(const config::TcpConfig& c, const std::optional<std::stri
   p.initial_cwnd = c.init_cwnd;
   require_valid(p);
   return p;
-}
-
-Time end_of(const std::optional<Duration>& stop, Time run_end) {
-  return stop ? min(Time::zero() + *stop, run_end) : run_end;
 }
 
 // Accumulates the mean time spent between two stage stamps.
@@ -98,9 +94,6 @@ struct Simulation::World {
     uint32_t index = 0;
     int from = 0;
     int to = 1;
-    Direction dir = Direction::kAtoB;
-    int64_t stream_id = 5;
-    std::string name;  // flent's series name for rrul flows ("TCP upload BE"), else ""
     uint8_t dscp = 0;
     Time start;
     Time stop;
@@ -111,15 +104,11 @@ struct Simulation::World {
     uint32_t hash_ack = 0;
     uint32_t sender_ep = 0;    // the sender's endpoint index on host `from` (Host::due)
     uint32_t receiver_ep = 0;  // the receiver's endpoint index on host `to`
-    // Interval bookkeeping.
-    uint64_t last_received = 0;
-    uint64_t last_retransmits = 0;
     TcpFlow(const tcp::Params& p) : sender(p), receiver(p) {}
     uint64_t received() const { return receiver.stats().bytes_received; }
   };
 
   struct Probe {
-    std::string name;
     bool icmp = true;
     int from = 0;
     int to = 1;
@@ -129,20 +118,7 @@ struct Simulation::World {
     uint8_t dscp = 0;
     Time next_send;
     Time stop;
-    uint64_t seq = 0;
-    uint64_t sent = 0;
-    uint64_t answered = 0;
     uint32_t hash = 0;
-    report::LatencyRecorder rtt;
-    report::LatencyRecorder forward;  // UDP: one-way from -> to
-    report::LatencyRecorder back;     // UDP: one-way to -> from
-    // Interval bookkeeping: RTT samples in the current interval.
-    Duration interval_sum;
-    uint64_t interval_count = 0;
-    // Every probe in send order (report::ProbeSeries), indexed by seq - 1; one-way columns in
-    // the probe's own direction (forward = from -> to).
-    std::vector<Time> series_sent;
-    std::vector<std::optional<Duration>> series_rtt, series_forward, series_back;
   };
 
   struct Host final : model::NicSink, Process {
@@ -206,16 +182,20 @@ struct Simulation::World {
   uint64_t next_packet_id = 0;
   ProgressFn progress;
 
-  // Results being built.
-  report::Run out;
-  Time last_interval_start;
+  // What runs (config::plan) and what is recorded of it (report::RunRecorder); the queue series
+  // and stage times are the simulator's own.
+  config::TrafficPlan plan;
+  report::RunRecorder recorder;
+  std::map<std::string, report::QueueSeries> queues;
   std::array<std::array<StageAcc, 4>, 2> stages{};  // [dir][qdisc, ring, wire, rx]
 
-  World(const config::Run& r, SimOptions o) : run_cfg(r), options(o) {
+  World(const config::Run& r, SimOptions o)
+      : run_cfg(r),
+        options(o),
+        plan(config::plan(run_cfg.scenario)),
+        recorder(config::run_info(run_cfg, "sim"),
+                 config::recorder_layout(plan, options.interval)) {
     const config::Scenario& s = run_cfg.scenario;
-    if (s.hosts.size() != 2) {
-      throw std::invalid_argument("a scenario needs exactly two hosts");
-    }
     end = Time::zero() + s.duration;
     for (int d = 0; d < 2; ++d) {
       wires[static_cast<size_t>(d)] =
@@ -232,7 +212,7 @@ struct Simulation::World {
       h.wakeup.emplace(engine, &h, 0);
     }
     sampler.world = this;
-    build_traffic(s);
+    build_traffic();
     for (auto& f : flows) {
       hosts[static_cast<size_t>(f->from)].sending.push_back(f.get());
       hosts[static_cast<size_t>(f->to)].receiving.push_back(f.get());
@@ -257,131 +237,43 @@ struct Simulation::World {
     }
   }
 
-  int host_index(const std::string& name) const {
-    for (int i = 0; i < 2; ++i) {
-      if (hosts[static_cast<size_t>(i)].name == name) {
-        return i;
-      }
-    }
-    throw std::invalid_argument("unknown host '" + name + "'");
-  }
-
-  void add_tcp_flows(const std::string& from, const std::string& to, int64_t streams,
-                     Duration start, const std::optional<Duration>& stop, uint8_t dscp,
-                     const std::optional<std::string>& cc) {
-    const int f = host_index(from);
-    const int t = host_index(to);
+  void add_tcp_flow(const config::FlowPlan& fp) {
     const config::Scenario& s = run_cfg.scenario;
-    const tcp::Params p = tcp_params(s.hosts[static_cast<size_t>(f)].tcp, cc);
-    for (int64_t k = 0; k < streams; ++k) {
-      auto flow = std::make_unique<TcpFlow>(p);
-      flow->index = static_cast<uint32_t>(flows.size());
-      flow->from = f;
-      flow->to = t;
-      flow->dir = f == 0 ? Direction::kAtoB : Direction::kBtoA;
-      flow->dscp = dscp;
-      flow->start = Time::zero() + start;
-      flow->stop = end_of(stop, end);
-      flow->hash_data = flow_hash(flow->index, 1);
-      flow->hash_ack = flow_hash(flow->index, 2);
-      int64_t same_dir = 0;
-      for (const auto& other : flows) {
-        same_dir += other->dir == flow->dir ? 1 : 0;
-      }
-      flow->stream_id = report::iperf3_stream_id(same_dir);
-      flows.push_back(std::move(flow));
-    }
+    auto flow = std::make_unique<TcpFlow>(tcp_params(s.hosts[fp.from].tcp, fp.cc));
+    flow->index = static_cast<uint32_t>(flows.size());
+    flow->from = static_cast<int>(fp.from);
+    flow->to = static_cast<int>(fp.to);
+    flow->dscp = fp.dscp;
+    flow->start = Time::zero() + fp.start;
+    flow->stop = Time::zero() + fp.stop;
+    flow->hash_data = flow_hash(flow->index, 1);
+    flow->hash_ack = flow_hash(flow->index, 2);
+    flows.push_back(std::move(flow));
   }
 
-  Probe& add_probe(std::string name, bool icmp, const std::string& from, const std::string& to,
-                   Duration interval, int64_t payload, Duration start,
-                   const std::optional<Duration>& stop, uint8_t dscp) {
+  void add_probe(const config::ProbePlan& pp) {
     auto p = std::make_unique<Probe>();
-    p->name = std::move(name);
-    p->icmp = icmp;
-    p->from = host_index(from);
-    p->to = host_index(to);
+    p->icmp = pp.icmp;
+    p->from = static_cast<int>(pp.from);
+    p->to = static_cast<int>(pp.to);
     p->index = static_cast<uint32_t>(probes.size());
-    p->interval = interval;
-    p->frame_len = kEthIpBytes + (icmp ? kIcmpHeader : kUdpHeader) + static_cast<uint32_t>(payload);
-    p->dscp = dscp;
-    p->next_send = Time::zero() + start;
-    p->stop = end_of(stop, end);
+    p->interval = pp.interval;
+    p->frame_len =
+        kEthIpBytes + (pp.icmp ? kIcmpHeader : kUdpHeader) + static_cast<uint32_t>(pp.size);
+    p->dscp = pp.dscp;
+    p->next_send = Time::zero() + pp.start;
+    p->stop = Time::zero() + pp.stop;
     p->hash = flow_hash(1'000'000 + p->index, 3);
     probes.push_back(std::move(p));
-    return *probes.back();
   }
 
-  static std::string probe_name(const char* base, size_t index) {
-    return index == 0 ? std::string(base) : std::string(base) + "-" + std::to_string(index + 1);
-  }
-
-  void build_traffic(const config::Scenario& s) {
-    for (const config::TcpFlowConfig& f : s.traffic.tcp) {
-      add_tcp_flows(f.from, f.to, f.streams, f.start, f.stop, f.dscp, f.cc);
+  // The plan's flows and probes, in its order (the recorder's flow and probe indexes).
+  void build_traffic() {
+    for (const config::FlowPlan& f : plan.flows) {
+      add_tcp_flow(f);
     }
-    for (size_t i = 0; i < s.traffic.ping.size(); ++i) {
-      const config::PingConfig& c = s.traffic.ping[i];
-      add_probe(probe_name("ping", i), true, c.from, c.to, c.interval, c.size, c.start, c.stop,
-                c.dscp);
-    }
-    for (size_t i = 0; i < s.traffic.udp_probe.size(); ++i) {
-      const config::UdpProbeConfig& c = s.traffic.udp_probe[i];
-      add_probe(probe_name("udp", i), false, c.from, c.to, c.interval, c.size, c.start, c.stop,
-                c.dscp);
-    }
-    for (const config::RrulConfig& c : s.traffic.rrul) {
-      add_rrul(c);
-    }
-  }
-
-  // flent's rrul (tohojo/flent flent/tests/rrul.conf; docs/rrul.md): the 8 TCP flows during
-  // the load phase, named and marked as flent's data series, the three UDP probes and the ICMP
-  // ping for the whole test, phases idle_before / load / idle_after, throughput in `bin`s.
-  void add_rrul(const config::RrulConfig& c) {
-    struct Class {
-      const char* name;
-      uint8_t dscp;
-    };
-    static constexpr Class kClasses[] = {{"BE", 0}, {"BK", 8}, {"CS5", 40}, {"EF", 46}};
-    for (const bool upload : {true, false}) {
-      for (const Class& k : kClasses) {
-        add_tcp_flows(upload ? c.from : c.to, upload ? c.to : c.from, 1, c.load_start(),
-                      c.load_end(), k.dscp, std::nullopt);
-        flows.back()->name = std::string(upload ? "TCP upload " : "TCP download ") + k.name;
-      }
-    }
-    // flent's udp_rtt series (irtt, 'marking' EF, CS1, unmarked) and its ICMP ping (unmarked),
-    // named as in every back-end (docs/rrul.md; the flent export maps them to flent's names).
-    static constexpr Class kProbes[] = {{"udp_ef", 46}, {"udp_bk", 8}, {"udp_be", 0}};
-    const config::UdpProbeConfig udp_defaults;
-    const config::PingConfig ping_defaults;
-    for (const Class& k : kProbes) {
-      add_probe(unique_probe_name(k.name), false, c.from, c.to, c.probe_interval, udp_defaults.size,
-                c.start, c.end(), k.dscp);
-    }
-    add_probe(unique_probe_name("ping"), true, c.from, c.to, c.probe_interval, ping_defaults.size,
-              c.start, c.end(), 0);
-    const auto phase = [&](const char* name, Duration from, Duration to) {
-      out.phases.push_back(report::Phase{name, from.to_seconds(), to.to_seconds()});
-    };
-    phase("idle_before", c.start, c.load_start());
-    phase("load", c.load_start(), c.load_end());
-    phase("idle_after", c.load_end(), c.end());
-    options.interval = c.bin;
-  }
-
-  std::string unique_probe_name(const std::string& base) const {
-    std::string name = base;
-    for (int k = 2;; ++k) {
-      bool taken = false;
-      for (const auto& p : probes) {
-        taken = taken || p->name == name;
-      }
-      if (!taken) {
-        return name;
-      }
-      name = base + "-" + std::to_string(k);
+    for (const config::ProbePlan& p : plan.probes) {
+      add_probe(p);
     }
   }
 
@@ -518,9 +410,8 @@ struct Simulation::World {
                                            : PacketMeta::Kind::kProbeReply;
         const uint64_t seq = m.probe_seq;
         const Time sent = m.sent;
-        if (reply == PacketMeta::Kind::kProbeReply && sent < end && seq >= 1 &&
-            seq <= probe.series_forward.size()) {
-          probe.series_forward[seq - 1] = now - sent;  // the request's one-way delay
+        if (reply == PacketMeta::Kind::kProbeReply) {
+          recorder.probe_forward(probe.index, seq, now - sent);  // the request's one-way delay
         }
         meta.unref(handle, 1);
         send_probe_packet(host, probe, reply, seq, sent, now, now);
@@ -528,24 +419,10 @@ struct Simulation::World {
       }
       case PacketMeta::Kind::kEchoReply:
       case PacketMeta::Kind::kProbeReply: {
-        Probe& probe = *probes[m.flow];
-        if (m.sent < end) {
-          const Duration rtt = now - m.sent;
-          probe.rtt.add(rtt);
-          ++probe.answered;
-          probe.interval_sum += rtt;
-          ++probe.interval_count;
-          if (m.kind == PacketMeta::Kind::kProbeReply) {
-            probe.forward.add(m.forward_arrival - m.sent);
-            probe.back.add(now - m.forward_arrival);
-          }
-          if (m.probe_seq >= 1 && m.probe_seq <= probe.series_rtt.size()) {
-            probe.series_rtt[m.probe_seq - 1] = rtt;
-            if (m.kind == PacketMeta::Kind::kProbeReply) {
-              probe.series_back[m.probe_seq - 1] = now - m.forward_arrival;
-            }
-          }
-        }
+        const std::optional<Duration> back = m.kind == PacketMeta::Kind::kProbeReply
+                                                 ? std::optional<Duration>(now - m.forward_arrival)
+                                                 : std::nullopt;
+        recorder.probe_answered(probes[m.flow]->index, m.probe_seq, now - m.sent, back);
         break;
       }
     }
@@ -684,16 +561,10 @@ struct Simulation::World {
     } else {
       Probe& p = *h.probing[e - tcp];
       while (p.next_send <= now && p.next_send < p.stop) {
-        ++p.sent;
-        p.series_sent.push_back(p.next_send);
-        p.series_rtt.emplace_back();
-        if (!p.icmp) {
-          p.series_forward.emplace_back();
-          p.series_back.emplace_back();
-        }
+        const uint64_t sample = recorder.probe_sent(p.index, p.next_send);
         send_probe_packet(h, p,
                           p.icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
-                          ++p.seq, p.next_send, Time::zero(), now);
+                          sample, p.next_send, Time::zero(), now);
         p.next_send += p.interval;
       }
       h.retime.insert(e);
@@ -747,9 +618,9 @@ struct Simulation::World {
 
   void sample(Time now, uint64_t tag) {
     if (tag == kTagInterval) {
-      close_interval(now);
+      recorder.close_interval(now, flow_counters());
       if (now < end) {
-        engine.schedule(min(now + options.interval, end), &sampler, kTagInterval);
+        engine.schedule(recorder.next_boundary(), &sampler, kTagInterval);
       }
     } else if (tag == kTagQueue) {
       sample_queues(now);
@@ -772,55 +643,26 @@ struct Simulation::World {
     }
   }
 
-  void close_interval(Time now) {
-    if (now <= last_interval_start) {
-      return;
-    }
-    report::Interval iv;
-    iv.start_s = last_interval_start.to_seconds();
-    iv.end_s = now.to_seconds();
-    const double seconds = (now - last_interval_start).to_seconds();
-    for (auto& f : flows) {
-      report::DirectionInterval& d = iv.directions[f->dir];
-      const uint64_t received = f->received();
-      const uint64_t retrans = f->sender.stats().retransmits;
-      report::FlowInterval fi;
-      fi.id = f->stream_id;
-      fi.bytes = received - f->last_received;
-      fi.bits_per_second = report::bits_per_second(fi.bytes, seconds);
-      fi.retransmits = retrans - f->last_retransmits;
-      fi.cwnd_bytes = static_cast<uint64_t>(f->sender.cwnd()) * f->sender.params().mss;
-      if (f->started && f->sender.rtt().has_sample()) {
-        fi.srtt_ms = f->sender.rtt().srtt().to_ms();
+  // Every flow's counters now, in plan order (report::RunRecorder::close_interval).
+  std::vector<report::FlowCounters> flow_counters() const {
+    std::vector<report::FlowCounters> c(flows.size());
+    for (size_t i = 0; i < flows.size(); ++i) {
+      const TcpFlow& f = *flows[i];
+      c[i].received_bytes = f.received();
+      c[i].retransmits = f.sender.stats().retransmits;
+      c[i].cwnd_bytes = static_cast<uint64_t>(f.sender.cwnd()) * f.sender.params().mss;
+      if (f.started && f.sender.rtt().has_sample()) {
+        c[i].srtt_ms = f.sender.rtt().srtt().to_ms();
       }
-      f->last_received = received;
-      f->last_retransmits = retrans;
-      d.bytes += fi.bytes;
-      d.retransmits += fi.retransmits;
-      d.cwnd_bytes += fi.cwnd_bytes;
-      d.flows.push_back(fi);
     }
-    for (Direction dir : report::kDirections) {
-      iv.directions[dir].bits_per_second =
-          report::bits_per_second(iv.directions[dir].bytes, seconds);
-    }
-    for (auto& p : probes) {
-      if (p->interval_count > 0) {
-        iv.latency_ms[p->name] =
-            (p->interval_sum / static_cast<int64_t>(p->interval_count)).to_ms();
-      }
-      p->interval_sum = Duration::zero();
-      p->interval_count = 0;
-    }
-    out.intervals.push_back(std::move(iv));
-    last_interval_start = now;
+    return c;
   }
 
   void sample_queues(Time now) {
     for (const Host& h : hosts) {
       const model::NicQueueSample q = h.nic->queue_sample();
       // Keyed "a" / "b" (the first / second host), as directions are (docs/results.md).
-      report::QueueSeries& s = out.queues[h.index == 0 ? "a" : "b"];
+      report::QueueSeries& s = queues[h.index == 0 ? "a" : "b"];
       s.time_s.push_back(now.to_seconds());
       s.qdisc_bytes.push_back(q.qdisc_bytes);
       s.qdisc_packets.push_back(q.qdisc_packets);
@@ -835,18 +677,9 @@ struct Simulation::World {
 
   report::Run execute(const ProgressFn& fn) {
     progress = fn;
-    out.label = run_cfg.label;
-    for (const auto& [key, value] : run_cfg.params) {
-      out.params.push_back(report::RunParam{key, value});
-    }
-    out.backend = "sim";
-    out.seed = run_cfg.scenario.seed;
-    out.duration_s = run_cfg.scenario.duration.to_seconds();
-    out.config_toml = config::dump(run_cfg.scenario);
-
     reschedule(hosts[0]);
     reschedule(hosts[1]);
-    engine.schedule(min(Time::zero() + options.interval, end), &sampler, kTagInterval);
+    engine.schedule(recorder.next_boundary(), &sampler, kTagInterval);
     engine.schedule(Time::zero(), &sampler, kTagQueue);
     engine.schedule(Time::zero(), &sampler, kTagProgress);
     for (const auto& f : flows) {
@@ -855,160 +688,26 @@ struct Simulation::World {
       }
     }
     engine.run_until(end);
-    if (out.intervals.empty() || last_interval_start < end) {
-      close_interval(end);
-    }
-    finish();
-    return std::move(out);
-  }
-
-  void finish() {
-    const double seconds = run_cfg.scenario.duration.to_seconds();
-    for (auto& f : flows) {
-      report::DirectionTransfer& d = out.transfer[f->dir];
-      report::FlowTransfer ft;
-      ft.id = f->stream_id;
-      ft.name = f->name;
-      ft.dscp = f->dscp;
-      const double start_s = f->start.to_seconds();
-      const double stop_s = f->stop.to_seconds();
-      ft.sender.start_s = start_s;
-      ft.sender.end_s = stop_s;
-      ft.sender.bytes = f->sender.stats().bytes_sent - f->sender.stats().retransmitted_bytes;
-      ft.sender.bits_per_second = report::bits_per_second(ft.sender.bytes, stop_s - start_s);
-      ft.sender.retransmits = f->sender.stats().retransmits;
-      ft.receiver.start_s = start_s;
-      ft.receiver.end_s = stop_s;
-      ft.receiver.bytes = f->received();
-      ft.receiver.bits_per_second = report::bits_per_second(ft.receiver.bytes, stop_s - start_s);
-      d.flows.push_back(ft);
-    }
-    report::sum_flows(out);
-    for (auto& p : probes) {
-      // A probe sent within the last second may still be on its way: not counted as lost.
-      uint64_t counted = 0;
-      for (uint64_t k = 0; k < p->seq; ++k) {
-        const Time sent = p->next_send - p->interval * static_cast<int64_t>(p->seq - k);
-        counted += sent + Duration::s(1) <= end ? 1 : 0;
-      }
-      if (counted > p->answered) {
-        p->rtt.add_loss(counted - p->answered);
-      }
-      report::ProbeLatency pl;
-      pl.kind = p->icmp ? "icmp" : "udp";
-      pl.rtt = p->rtt.stats();
-      if (!p->icmp) {
-        report::PerDirection<report::LatencyStats> ow;
-        const Direction fwd = p->from == 0 ? Direction::kAtoB : Direction::kBtoA;
-        const Direction bwd = fwd == Direction::kAtoB ? Direction::kBtoA : Direction::kAtoB;
-        ow[fwd] = p->forward.stats();
-        ow[bwd] = p->back.stats();
-        ow[fwd].lost = pl.rtt.lost;
-        pl.one_way = ow;
-      }
-      pl.dscp = p->dscp;
-      pl.series = probe_series(*p);
-      out.latency_ms[p->name] = pl;
-    }
+    report::Run out = recorder.finish(end, flow_counters(), flow_totals());
+    out.queues = std::move(queues);
     static const char* kStageNames[4] = {"qdisc", "ring", "wire", "rx"};
     for (Direction dir : report::kDirections) {
       for (size_t i = 0; i < 4; ++i) {
         out.stages[dir].push_back(stages[static_cast<size_t>(dir)][i].result(kStageNames[i]));
       }
     }
-    out.latency_under_load = report::compute_latency_under_load(out);
-    compare_published();
-    (void)seconds;
+    return out;
   }
 
-  // The probe's samples in send order, without the probes still on their way at the end (sent
-  // within the last second and unanswered), which the statistics do not count as lost either.
-  report::ProbeSeries probe_series(const Probe& p) const {
-    report::ProbeSeries s;
-    const auto ms = [](const std::optional<Duration>& d) -> std::optional<double> {
-      return d ? std::optional<double>(d->to_ms()) : std::nullopt;
-    };
-    const bool one_way = !p.icmp;
-    std::vector<std::optional<double>> forward, back;
-    for (size_t k = 0; k < p.series_sent.size(); ++k) {
-      if (!p.series_rtt[k] && p.series_sent[k] + Duration::s(1) > end) {
-        continue;
-      }
-      s.time_s.push_back(p.series_sent[k].to_seconds());
-      s.rtt_ms.push_back(ms(p.series_rtt[k]));
-      if (one_way) {
-        forward.push_back(ms(p.series_forward[k]));
-        back.push_back(ms(p.series_back[k]));
-      }
+  std::vector<report::FlowTotals> flow_totals() const {
+    std::vector<report::FlowTotals> t(flows.size());
+    for (size_t i = 0; i < flows.size(); ++i) {
+      const tcp::TcpSender::Stats& s = flows[i]->sender.stats();
+      t[i].sender_bytes = s.bytes_sent - s.retransmitted_bytes;
+      t[i].retransmits = s.retransmits;
+      t[i].received_bytes = flows[i]->received();
     }
-    if (one_way) {
-      const bool a_to_b = p.from == 0;
-      s.one_way_a_to_b_ms = a_to_b ? std::move(forward) : std::move(back);
-      s.one_way_b_to_a_ms = a_to_b ? std::move(back) : std::move(forward);
-    }
-    return s;
-  }
-
-  // The simulated value of a [published] metric, if this run measures it.
-  std::optional<double> simulated_metric(const std::string& metric) const {
-    auto goodput = [&](Direction d) { return out.goodput_bps[d] / 1e6; };
-    auto first_probe = [&](const char* kind) -> const report::ProbeLatency* {
-      for (const auto& p : probes) {
-        if (p->icmp == (std::string(kind) == "icmp")) {
-          return &out.latency_ms.at(p->name);
-        }
-      }
-      return nullptr;
-    };
-    if (metric == "goodput_mbit") {
-      return goodput(Direction::kAtoB) + goodput(Direction::kBtoA);
-    }
-    if (metric == "goodput_a_to_b_mbit") {
-      return goodput(Direction::kAtoB);
-    }
-    if (metric == "goodput_b_to_a_mbit") {
-      return goodput(Direction::kBtoA);
-    }
-    if (metric == "retransmits") {
-      return static_cast<double>(out.retransmits);
-    }
-    if (const auto& l = out.latency_under_load) {  // rrul (docs/rrul.md)
-      if (metric == "induced_latency_ms") return l->induced_latency_ms;
-      if (metric == "rpm") return l->rpm;
-      if (metric == "idle_latency_ms" && l->idle_rtt.count > 0) return l->idle_rtt.mean;
-      if (metric == "loaded_latency_ms" && l->loaded_rtt.count > 0) return l->loaded_rtt.mean;
-    }
-    const report::ProbeLatency* ping = first_probe("icmp");
-    if (ping != nullptr && ping->rtt.count > 0) {
-      if (metric == "ping_ms") return ping->rtt.mean;
-      if (metric == "ping_min_ms") return ping->rtt.min;
-      if (metric == "ping_max_ms") return ping->rtt.max;
-      if (metric == "ping_mdev_ms") return ping->rtt.mdev;
-    }
-    return std::nullopt;
-  }
-
-  void compare_published() {
-    std::string source;
-    for (const auto& [metric, value] : run_cfg.published) {
-      if (metric == "source" && std::holds_alternative<std::string>(value)) {
-        source = std::get<std::string>(value);
-      }
-    }
-    for (const auto& [metric, value] : run_cfg.published) {
-      if (!std::holds_alternative<double>(value)) {
-        continue;
-      }
-      report::Comparison c;
-      c.metric = metric;
-      c.published = std::get<double>(value);
-      c.simulated = simulated_metric(metric);
-      if (c.simulated) {
-        c.relative_error = report::relative_error(c.published, *c.simulated);
-      }
-      c.source = source;
-      out.comparison.push_back(std::move(c));
-    }
+    return t;
   }
 };
 
@@ -1020,5 +719,38 @@ Simulation::~Simulation() = default;
 report::Run Simulation::run(const ProgressFn& progress) { return world_->execute(progress); }
 
 uint64_t Simulation::events() const { return world_->engine.stats().executed; }
+
+config::TrafficPlan Simulation::traffic() const {
+  const World& w = *world_;
+  const report::RunLayout& layout = w.recorder.layout();
+  config::TrafficPlan t;
+  t.duration = w.end.since_epoch();
+  t.interval = layout.interval;
+  for (size_t i = 0; i < w.flows.size(); ++i) {
+    const World::TcpFlow& f = *w.flows[i];
+    const bool reno = f.sender.params().cc == tcp::CcAlgorithm::kNewReno;
+    t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
+                                       f.dscp, reno ? "reno" : "cubic", f.start.since_epoch(),
+                                       f.stop.since_epoch(), layout.flows[i].name});
+  }
+  for (size_t i = 0; i < w.probes.size(); ++i) {
+    const World::Probe& p = *w.probes[i];
+    config::ProbePlan pp;
+    pp.name = layout.probes[i].name;
+    pp.icmp = p.icmp;
+    pp.from = static_cast<size_t>(p.from);
+    pp.to = static_cast<size_t>(p.to);
+    pp.interval = p.interval;
+    pp.size = p.frame_len - kEthIpBytes - (p.icmp ? kIcmpHeader : kUdpHeader);
+    pp.start = p.next_send.since_epoch();  // before the run
+    pp.stop = p.stop.since_epoch();
+    pp.dscp = p.dscp;
+    t.probes.push_back(std::move(pp));
+  }
+  for (const report::PhaseSpec& ph : layout.phases) {
+    t.phases.push_back(config::PhasePlan{ph.name, ph.start, ph.end});
+  }
+  return t;
+}
 
 }  // namespace nicsim::sim

@@ -10,7 +10,7 @@
 // (deliver, tx_released) are queued and handled after the NIC call returns, so nothing re-enters a
 // model.
 //
-// What a host does with packets (docs/sim/simulator.md):
+// What a host does with packets (docs/ARCHITECTURE.md "The simulator in one paragraph"):
 //  * TCP: segments from the TCP model become Packets (sizes per tcp/segment.h, GSO units as
 //    one packet the NIC segments); frames are mapped back to segments with gso_index. A qdisc
 //    refusal goes back as on_local_drop, a congestion verdict as on_local_congestion; TX
@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "nicsim/config/scenario.h"
+#include "nicsim/config/traffic_plan.h"
 #include "nicsim/core/time.h"
 #include "nicsim/report/results.h"
 
@@ -59,6 +60,10 @@ class Simulation {
   // configuration included). Call once.
   report::Run run(const ProgressFn& progress = {});
   uint64_t events() const;
+  // The traffic as built (flows with the congestion control their senders run, probes with
+  // their frame sizes), in config::TrafficPlan's terms: for tests that compare back-ends.
+  // Call before run() (probe start times are read from the probes' next send times).
+  config::TrafficPlan traffic() const;
 
  private:
   struct World;

@@ -9,14 +9,7 @@
 set -euo pipefail
 nicsim=$1
 src=$2
-fail() { echo "FAIL: $*" >&2; exit 1; }
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/live_server.sh"
 
 set +e
 "$nicsim" rrul 2>"$work/e1"; rc=$?
@@ -42,15 +35,7 @@ set -e
 [ $rc = 1 ] || fail "rrul to a closed port exited $rc: $(cat "$work/e4")"
 grep -q "connect 127.0.0.1:$closed: Connection refused" "$work/e4" || fail "$(cat "$work/e4")"
 
-"$nicsim" server --listen 127.0.0.1:0 --request-timeout 1s 2>"$work/server.log" &
-server_pid=$!
-port=
-for _ in $(seq 1 50); do
-  port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "server did not start: $(cat "$work/server.log")"
+start_server --request-timeout 1s
 python3 - "$port" <<'PY'
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)

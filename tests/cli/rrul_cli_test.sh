@@ -26,9 +26,9 @@ scenario="$src/scenarios/examples/rrul.toml"
 
 for want in "latency under load (idle_before 1 s, load 4 s, idle_after 1 s)" \
             "idle RTT" "loaded RTT" "loaded RTT EF" "loaded RTT CS1" "loaded RTT BE" \
-            "TCP SRTT CS5" "bufferbloat grade " " RPM (foreign " "fairness (Jain)   a->b " \
-            "goodput (load)" "--- ping ping statistics ---" \
-            "[SUM]   1.00-2.00   sec" "udp_ef  a->b"; do
+            "TCP SRTT CS5" "bufferbloat grade " " RPM (foreign " "fairness (Jain)   board->pc " \
+            "goodput (load)" "--- ping statistics ---" \
+            "[SUM]   1.00-2.00   sec" "udp_ef  board->pc" "board->pc (TCP, sender board)"; do
   grep -qF -- "$want" "$work/out.txt" || fail "output lacks '$want'"
 done
 # The iperf3 table shows 1 s rows, not the 100 ms bins.

@@ -163,7 +163,7 @@ TEST(Loopback, InvariantsHoldUnderRandomLossAcrossSeeds) {
 }
 
 TEST(Loopback, TsqAtTheSendersNicBoundsItsQueueButKeepsTheLinkBusy) {
-  // driver-mechanisms §2.7/§10: when the bottleneck is the sender's own NIC (TX completion at
+  // docs/mechanisms §2.7/§10: when the bottleneck is the sender's own NIC (TX completion at
   // departure), TSQ keeps only about limit bytes below the socket — the queue stays far below
   // the 1 MB buffer — and the link is still saturated.
   LinkConfig l;

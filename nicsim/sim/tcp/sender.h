@@ -35,7 +35,7 @@
 //    own packet (on_local_drop / on_local_congestion) also enters CWR (Linux tcp_transmit_skb
 //    → tcp_enter_cwr on NET_XMIT_DROP/NET_XMIT_CN); a dropped unit is un-sent (it stays at
 //    the head of the unsent data, as when tcp_write_xmit stops at a failed transmit).
-//  * TCP Small Queues (tcp_small_queue_check, driver-mechanisms §2.7, §7.1, §10): bytes handed
+//  * TCP Small Queues (tcp_small_queue_check, docs/mechanisms §2.7, §7.1, §10): bytes handed
 //    to the host and not yet released by TX completion (on_tx_released) are "below the
 //    socket"; nothing more is handed down while they exceed
 //      limit = min(limit_output_bytes, max(2 × truesize of the unit to send,

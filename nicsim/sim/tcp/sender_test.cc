@@ -1,7 +1,7 @@
 // TcpSender: handshake, slow start, fast retransmit, RFC 6675 recovery, RTO/Karn, receive
 // window, TSQ, GSO autosizing, pacing, local drops, ECN, finite transfers — on a manual clock
 // with hand-made ACKs. Sections cited: RFC 5681, 6298, 6582, 6675, 6928, 6937, 3168 and
-// driver-mechanisms §2.7/§7.1/§10 (TSQ).
+// docs/mechanisms §2.7/§7.1/§10 (TSQ).
 #include "nicsim/sim/tcp/sender.h"
 
 #include <gtest/gtest.h>
@@ -459,7 +459,7 @@ TEST(TcpSender, ReceiveWindowLimitsAndZeroWindowIsProbed) {
 }
 
 TEST(TcpSender, TsqStopsAtTheLimitAndResumesOnRelease) {
-  // driver-mechanisms §2.7/§7.1: tcp_small_queue_check. RTT 10 ms, cwnd 10: pacing rate =
+  // docs/mechanisms §2.7/§7.1: tcp_small_queue_check. RTT 10 ms, cwnd 10: pacing rate =
   // 2 × 1448 × 10 / 10 ms = 2,896,000 B/s, >> 10 = 2828 B; truesize = 1448 + 768 = 2216;
   // limit = max(2 × 2216, 2828) = 4432. Hand down while below <= 4432: 0, 2216, 4432 → 3
   // segments (6648 below), then stop.

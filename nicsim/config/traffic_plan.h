@@ -1,0 +1,106 @@
+#pragma once
+// TrafficPlan — what a scenario's [[traffic.*]] entries ask every back-end to run, decided once:
+// the TCP flows (who sends to whom, with which congestion control and DSCP, when), the latency
+// probes (ICMP echo and UDP, their names, rates and sizes), the phases (rrul's idle / load /
+// idle) and the interval table's bins. `sim::Simulation` and `live` (emulation and real
+// networks) both run a plan from plan(); neither expands [[traffic.*]] itself.
+//
+// Decisions the back-ends used to make differently (issue 9), fixed here:
+//   - Congestion control is a property of the sending socket (Linux TCP_CONGESTION,
+//     net.ipv4.tcp_congestion_control; the receiver's setting does not act on the data
+//     direction), so a flow without its own `cc` uses its SENDER's tcp.cc. That includes rrul's
+//     downloads: flent runs them as netperf TCP_MAERTS, where the netserver on the far host sends
+//     (tohojo/flent flent/tests/rrul.conf).
+//   - Probes are created in flent's DATA_SETS order (rrul.conf): UDP EF, UDP BK, UDP BE, ICMP.
+//   - An rrul's client may be either host: its uploads go client -> server, its downloads
+//     server -> client, whichever of the two hosts is the client.
+//
+// run_info() and recorder_layout() turn a run and its plan into what report::RunRecorder needs
+// (docs/ARCHITECTURE.md, "Adding a back-end").
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nicsim/config/scenario.h"
+#include "nicsim/core/time.h"
+#include "nicsim/report/run_recorder.h"
+
+namespace nicsim::config {
+
+// Bulk TCP from host `from` to host `to` (indexes into Scenario::hosts: the data direction).
+struct FlowPlan {
+  size_t from = 0;
+  size_t to = 1;
+  uint8_t dscp = 0;
+  std::string cc;  // the sending socket's congestion control; "" = the sender's system default
+  Duration start;
+  Duration stop;
+  std::string name;  // "" or flent's series name, e.g. "TCP upload BE"
+  bool operator==(const FlowPlan&) const = default;
+};
+
+// A latency probe: requests from `from` to `to`, answered at once by `to`.
+struct ProbePlan {
+  std::string name;  // result key: "ping", "udp", "ping-2", "udp_ef", ...
+  bool icmp = false;
+  size_t from = 0;
+  size_t to = 1;
+  Duration interval = Duration::s(1);
+  int64_t size = 64;  // payload bytes (ICMP: after the 8-byte header; UDP: the datagram's)
+  Duration start;
+  Duration stop;
+  uint8_t dscp = 0;
+  bool operator==(const ProbePlan&) const = default;
+};
+
+struct PhasePlan {
+  std::string name;
+  Duration start;
+  Duration end;
+  bool operator==(const PhasePlan&) const = default;
+};
+
+struct TrafficPlan {
+  Duration duration;
+  // Interval table bins; set by rrul (its `bin`), else the back-end's default (1 s).
+  std::optional<Duration> interval;
+  std::vector<FlowPlan> flows;
+  std::vector<ProbePlan> probes;  // in creation order: result keys and probe ids follow it
+  std::vector<PhasePlan> phases;  // rrul: idle_before, load, idle_after
+  bool operator==(const TrafficPlan&) const = default;
+};
+
+// The scenario's traffic. Throws std::invalid_argument naming the entry ("traffic.tcp[0]: ...")
+// for a scenario without exactly two hosts, an unknown host or one that sends to itself.
+TrafficPlan plan(const Scenario& s);
+
+// flent's rrul between host `client` and host `server` (rrul.conf): 4 TCP uploads client ->
+// server and 4 downloads server -> client marked BE, BK (CS1), CS5, EF over
+// [load_start, load_end); UDP probes EF, BK, BE and an ICMP ping client -> server every
+// `probe_interval` over [start, end); phases idle_before, load, idle_after. Each flow's cc is
+// its sender's (`client_cc` for uploads, `server_cc` for downloads).
+struct RrulPlan {
+  size_t client = 0;
+  size_t server = 1;
+  Duration start;
+  Duration load_start;
+  Duration load_end;
+  Duration end;
+  Duration probe_interval = Duration::ms(200);
+  std::string client_cc;
+  std::string server_cc;
+};
+void add_rrul(TrafficPlan& plan, const RrulPlan& rrul);
+
+// The run's identity for report::RunRecorder: label, params, seed, the effective configuration
+// (dump) and the [published] numbers that match it.
+report::RunInfo run_info(const Run& run, std::string backend);
+
+// The recorder's view of a two-host plan: flows and probes in plan order with their directions
+// (a->b when host 0 sends), phases, bins (`default_interval` unless the plan sets them).
+report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_interval);
+
+}  // namespace nicsim::config
