@@ -50,6 +50,9 @@ struct Field {
   // turbo_mode only for the smsc95xx chip); `applies_note` says so in errors.
   std::function<bool(const P&)> applies;
   std::string applies_note;
+  // When set, a value read from a file must pass it: the message of a refused value, reported
+  // at the key (e.g. a list of the wrong length).
+  std::function<std::optional<std::string>(const Value&)> check;
   bool applies_to(const P& p) const { return !applies || applies(p); }
 };
 
@@ -248,8 +251,13 @@ std::vector<Assignment<P>> read_assignments(const toml::table& t,
     const std::string full = join_key(path, k);
     const Location at = where(*e.key, *e.node, file);
     if (const Field<P>* f = find_field(fields, rel)) {
-      out.push_back(
-          Assignment<P>{f, parse_value(f->kind, f->choices, *e.node, at, full), at, full});
+      Value v = parse_value(f->kind, f->choices, *e.node, at, full);
+      if (f->check) {
+        if (const auto refused = f->check(v)) {
+          fail(at, full, *refused);
+        }
+      }
+      out.push_back(Assignment<P>{f, std::move(v), at, full});
       continue;
     }
     const std::string prefix = rel + ".";

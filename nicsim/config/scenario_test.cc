@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "nicsim/algo/codel.h"
+#include "nicsim/algo/fq_codel.h"
+#include "nicsim/algo/tbf.h"
+
 namespace nicsim::config {
 namespace {
 
@@ -109,10 +113,10 @@ TEST(Scenario, LoadsTheSeedS3Example) {
   EXPECT_EQ(board.nic.preset, "stmmac");
   EXPECT_EQ(board.nic.model, NicModel::kPlatform);
   EXPECT_TRUE(board.nic.platform.doorbell.bql);
-  EXPECT_EQ(board.qdisc.kind, QdiscKind::kPfifoFast);
+  EXPECT_EQ(board.qdisc.kind(), "pfifo_fast");
   EXPECT_TRUE(board.nic.platform.qdisc_bypass);  // pfifo_fast sets TCQ_F_CAN_BYPASS
   EXPECT_EQ(board.tcp.cc, "cubic");
-  EXPECT_EQ(s.host("pc")->qdisc.kind, QdiscKind::kPfifoFast);  // the default qdisc
+  EXPECT_EQ(s.host("pc")->qdisc.kind(), "pfifo_fast");  // the default qdisc
   EXPECT_EQ(s.wire.rate, Rate::mbit(100));
   EXPECT_EQ(s.wire.delay, Duration::us(100));
   EXPECT_EQ(s.wire.params(7).seed, 7u);
@@ -228,10 +232,10 @@ TEST(Scenario, VaryingPresetNamesKeepsOverrides) {
   EXPECT_FALSE(a.nic.platform.doorbell.bql);  // the override still applies
   EXPECT_TRUE(a.nic.platform.tso);            // from the generic-1g preset
   const HostConfig& b4 = *ls.runs[4].scenario.host("b");
-  EXPECT_EQ(b4.qdisc.kind, QdiscKind::kFqCodel);
+  EXPECT_EQ(b4.qdisc.kind(), "fq_codel");
   EXPECT_TRUE(b4.nic.platform.qdisc_bypass);
   const HostConfig& b5 = *ls.runs[5].scenario.host("b");
-  EXPECT_EQ(b5.qdisc.kind, QdiscKind::kCodel);
+  EXPECT_EQ(b5.qdisc.kind(), "codel");
   EXPECT_FALSE(b5.nic.platform.qdisc_bypass);  // sch_codel has no TCQ_F_CAN_BYPASS
 }
 
@@ -244,25 +248,28 @@ TEST(Scenario, FullExampleParsesEverySection) {
   EXPECT_EQ(a.cpu.per_rx_frame, Duration::us(11));
   EXPECT_EQ(a.nic.usb.driver, model::UsbNic::Driver::kLinux);
   EXPECT_EQ(a.nic.usb.pause_time, Duration::us(400));
-  EXPECT_EQ(a.qdisc.kind, QdiscKind::kHtb);
-  EXPECT_EQ(a.qdisc.htb.default_class, 0x20u);
-  ASSERT_EQ(a.qdisc.classes.size(), 3u);
-  EXPECT_EQ(a.qdisc.classes[1].id, 0x10u);
-  EXPECT_EQ(a.qdisc.classes[1].parent, 0x1u);
-  EXPECT_EQ(a.qdisc.classes[1].ceil, Rate::mbit(90));
-  ASSERT_EQ(a.qdisc.classes[1].leaf.size(), 1u);
-  EXPECT_EQ(a.qdisc.classes[1].leaf[0].kind, QdiscKind::kFqCodel);
-  EXPECT_EQ(a.qdisc.classes[1].leaf[0].fq_codel.quantum, 300);
-  EXPECT_EQ(a.qdisc.classes[2].burst, 15 * 1024);
-  EXPECT_EQ(a.qdisc.classes[2].leaf[0].codel.ce_threshold, Duration::ms(1));
+  EXPECT_EQ(a.qdisc.kind(), "htb");
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().htb.default_class, 0x20u);
+  ASSERT_EQ(a.qdisc.params<HtbConfig>().classes.size(), 3u);
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[1].id, 0x10u);
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[1].parent, 0x1u);
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[1].ceil, Rate::mbit(90));
+  ASSERT_EQ(a.qdisc.params<HtbConfig>().classes[1].leaf.size(), 1u);
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[1].leaf[0].kind(), "fq_codel");
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[1].leaf[0].params<algo::FqCodel::Params>().quantum,
+            300);
+  EXPECT_EQ(a.qdisc.params<HtbConfig>().classes[2].burst, 15 * 1024);
+  EXPECT_EQ(
+      a.qdisc.params<HtbConfig>().classes[2].leaf[0].params<algo::Codel::Params>().ce_threshold,
+      Duration::ms(1));
   EXPECT_FALSE(a.nic.platform.qdisc_bypass);
   EXPECT_NO_THROW(a.qdisc.build());
   EXPECT_EQ(a.tcp, (TcpConfig{"reno", 1448, 4 << 20, 1 << 20, 256 << 10, true, true, 4}));
   const HostConfig& b = *s.host("b");
   EXPECT_EQ(b.nic.platform.tx_ring_size, 1024);
   EXPECT_EQ(b.nic.platform.rx_coalesce.usecs, Duration::us(100));
-  EXPECT_EQ(b.qdisc.tbf.rate, Rate::mbit(50));
-  EXPECT_EQ(b.qdisc.tbf.latency, Duration::ms(50));
+  EXPECT_EQ(b.qdisc.params<algo::Tbf::Params>().rate, Rate::mbit(50));
+  EXPECT_EQ(b.qdisc.params<algo::Tbf::Params>().latency, Duration::ms(50));
   EXPECT_EQ(s.wire.loss_ppb, 100'000);
   EXPECT_DOUBLE_EQ(s.wire.params(1).loss, 0.0001);
   EXPECT_EQ(s.wire.jitter, Duration::us(100));
@@ -282,7 +289,7 @@ TEST(Scenario, FullExampleParsesEverySection) {
   EXPECT_EQ(s.traffic.rrul[0].end(), Duration::s(9));
   ASSERT_EQ(ls.runs.size(), 4u);
   EXPECT_EQ(ls.runs[3].label, "turbo_mode=true rate=80Mbit");
-  EXPECT_EQ(ls.runs[3].scenario.host("b")->qdisc.tbf.rate, Rate::mbit(80));
+  EXPECT_EQ(ls.runs[3].scenario.host("b")->qdisc.params<algo::Tbf::Params>().rate, Rate::mbit(80));
   EXPECT_EQ(ls.runs[2].published.size(), 2u);  // turbo_mode=true, rate=50Mbit
   EXPECT_TRUE(ls.runs[3].published.empty());
 }
@@ -445,6 +452,24 @@ TEST(ScenarioErrors, ValidationMappedToTheKey) {
                                "default = \"10\"")),
             "scenarios/x.toml:9:1: hosts.a.qdisc.default: expected a class id like \"1:10\" (tc "
             "notation: major 1, minor 1..ffff in hex), got \"10\"");
+  // A default naming no class, or an inner class, would leave unclassified traffic unshaped
+  // (htb_classify's direct queue): refused at the key.
+  const std::string htb_tree =
+      "nic = \"stmmac\"\n[hosts.a.qdisc]\nkind = \"htb\"\ndefault = \"1:%s\"\n"
+      "[[hosts.a.qdisc.class]]\nid = \"1:1\"\nrate = \"10Mbit\"\n"
+      "[[hosts.a.qdisc.class]]\nid = \"1:10\"\nparent = \"1:1\"\nrate = \"5Mbit\"";
+  const auto with_default = [&](const std::string& minor) {
+    std::string t = htb_tree;
+    t.replace(t.find("%s"), 2, minor);
+    return t;
+  };
+  EXPECT_EQ(error_of_text(base(6, with_default("30"))),
+            "scenarios/x.toml:9:1: hosts.a.qdisc.default: names no class (1:30 is not among the "
+            "[[class]] ids); unclassified packets would bypass shaping through the direct queue");
+  EXPECT_EQ(error_of_text(base(6, with_default("1"))),
+            "scenarios/x.toml:9:1: hosts.a.qdisc.default: 1:1 is an inner class; the default must "
+            "be a leaf (unclassified packets would bypass shaping through the direct queue)");
+  EXPECT_EQ(error_of_text(base(6, with_default("10"))), "");
   EXPECT_EQ(error_of_text(base(6, "nic = \"smsc95xx\"")), "");  // 100 Mbit fits its PHY
   EXPECT_EQ(error_of_text(edit({{6, "nic = \"smsc95xx\""}, {11, "rate = \"1Gbit\""}})),
             "scenarios/x.toml:11:1: wire.rate: 1Gbit is faster than host a's nic (smsc95xx links "
@@ -520,8 +545,9 @@ TEST(ScenarioErrors, VaryKeysMustNameExistingKeys) {
             "scenarios/x.toml:17:22: hosts.a.nic.bql: expected a boolean, got \"yes\"");
   EXPECT_EQ(
       error_of_text(base(0, "", "[vary]\n\"wire.rate\" = [\"100Mbit\", \"fast\"]\n")),
-      "scenarios/x.toml:17:27: wire.rate: expected a rate with a unit (bit, kbit, Mbit, Gbit, "
-      "Tbit, optionally /s), got 'fast'");
+      "scenarios/x.toml:17:27: wire.rate: expected a rate with a unit as tc writes it (bit, "
+      "kbit, mbit, gbit, tbit, kibit..tibit; bps, kbps, mbps, gbps, tbps, kibps..tibps = bytes "
+      "per second), got 'fast'");
   EXPECT_EQ(error_of_text(base(0, "", "[vary]\n\"traffic.tcp[3].streams\" = [1]\n")),
             "scenarios/x.toml:17:1: vary.\"traffic.tcp[3].streams\": no traffic.tcp[3] in the "
             "scenario");
@@ -567,7 +593,7 @@ TEST(Scenario, TheDocumentedExampleLoads) {
   const LoadedScenario ls = load(doc.substr(begin + 8, end - begin - 8), "docs/scenarios.md");
   ASSERT_EQ(ls.runs.size(), 4u);
   EXPECT_EQ(ls.runs[1].label, "bql=false rate=1Gbit");
-  EXPECT_EQ(ls.scenario.host("pc")->qdisc.kind, QdiscKind::kFqCodel);
+  EXPECT_EQ(ls.scenario.host("pc")->qdisc.kind(), "fq_codel");
   EXPECT_EQ(ls.scenario.host("board")->tcp.tsq_limit, 128 * 1024);
   EXPECT_EQ(ls.runs[0].published.size(), 2u);
   EXPECT_EQ(load(dump(ls.scenario), "dump.toml").scenario, ls.scenario);

@@ -95,15 +95,6 @@ ScaleError scale_exact(const Decimal& d, uint64_t scale, uint64_t max, uint64_t&
   return ScaleError::kNone;
 }
 
-const Unit* find_unit(std::string_view suffix, const Unit* units, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (units[i].suffix == suffix) {
-      return &units[i];
-    }
-  }
-  return nullptr;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) {
     return false;
@@ -116,6 +107,18 @@ bool iequals(std::string_view a, std::string_view b) {
     }
   }
   return true;
+}
+
+enum class Case : uint8_t { kSensitive, kInsensitive };
+
+const Unit* find_unit(std::string_view suffix, const Unit* units, size_t n,
+                      Case c = Case::kSensitive) {
+  for (size_t i = 0; i < n; ++i) {
+    if (c == Case::kSensitive ? units[i].suffix == suffix : iequals(units[i].suffix, suffix)) {
+      return &units[i];
+    }
+  }
+  return nullptr;
 }
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
@@ -132,11 +135,29 @@ std::string case_hint(std::string_view suffix, const Unit* units, size_t n) {
 
 constexpr std::array<Unit, 5> kDurationUnits = {
     {{"ns", 1}, {"us", 1'000}, {"\xC2\xB5s", 1'000}, {"ms", 1'000'000}, {"s", 1'000'000'000}}};
-constexpr std::array<Unit, 10> kRateUnits = {{{"bit", 1},
+// tc's rate suffixes (iproute2 tc/tc_util.c get_rate, matched with strcasecmp): bit units SI
+// (kbit = 1000) or IEC (kibit = 1024), and "bps" units that are BYTES per second as in tc
+// (mbps = 8,000,000 bit/s). Plus this project's "/s" forms of the bit units ("100Mbit/s").
+// Matched case-insensitively, as tc does.
+constexpr uint64_t kKi = 1024;
+constexpr std::array<Unit, 23> kRateUnits = {{{"bit", 1},
                                               {"kbit", 1'000},
                                               {"Mbit", 1'000'000},
                                               {"Gbit", 1'000'000'000},
                                               {"Tbit", 1'000'000'000'000},
+                                              {"Kibit", kKi},
+                                              {"Mibit", kKi* kKi},
+                                              {"Gibit", kKi* kKi* kKi},
+                                              {"Tibit", kKi* kKi* kKi* kKi},
+                                              {"Bps", 8},
+                                              {"KBps", 8 * 1'000},
+                                              {"MBps", 8 * 1'000'000},
+                                              {"GBps", 8 * 1'000'000'000ULL},
+                                              {"TBps", 8 * 1'000'000'000'000ULL},
+                                              {"KiBps", 8 * kKi},
+                                              {"MiBps", 8 * kKi* kKi},
+                                              {"GiBps", 8 * kKi* kKi* kKi},
+                                              {"TiBps", 8 * kKi* kKi* kKi* kKi},
                                               {"bit/s", 1},
                                               {"kbit/s", 1'000},
                                               {"Mbit/s", 1'000'000},
@@ -212,19 +233,16 @@ Parsed<Duration> parse_duration(std::string_view text) {
 
 Parsed<Rate> parse_rate(std::string_view text) {
   const std::string expected =
-      "expected a rate with a unit (bit, kbit, Mbit, Gbit, Tbit, optionally /s), got " +
+      "expected a rate with a unit as tc writes it (bit, kbit, mbit, gbit, tbit, kibit..tibit; "
+      "bps, kbps, mbps, gbps, tbps, kibps..tibps = bytes per second), got " +
       quoted(text);
   const auto d = split_decimal(text);
   if (!d) {
     return Parsed<Rate>::fail(expected);
   }
-  const Unit* u = find_unit(d->unit, kRateUnits.data(), kRateUnits.size());
+  const Unit* u = find_unit(d->unit, kRateUnits.data(), kRateUnits.size(), Case::kInsensitive);
   if (u == nullptr) {
-    std::string hint = case_hint(d->unit, kRateUnits.data(), kRateUnits.size());
-    if (hint.empty() && d->unit.size() >= 3 && iequals(d->unit.substr(d->unit.size() - 3), "bps")) {
-      hint = " (write 'bit' units, e.g. 'Mbit': in tc, 'bps' means bytes per second)";
-    }
-    return Parsed<Rate>::fail(expected + hint);
+    return Parsed<Rate>::fail(expected);
   }
   uint64_t bps = 0;
   switch (scale_exact(*d, u->scale, std::numeric_limits<uint64_t>::max(), bps)) {

@@ -3,7 +3,8 @@
 // files (docs/scenarios.md: units are required).
 //
 //   durations  "250ns" "136us" "136µs" "1.5ms" "40ms" "1s"         -> Duration (int64 ns)
-//   rates      "64kbit" "100Mbit" "1Gbit" "10Gbit" "100Mbit/s"      -> Rate (bit/s, SI: 1000)
+//   rates      "64kbit" "100Mbit" "1gbit" "10Gbit" "100Mbit/s"      -> Rate (bit/s, SI: 1000)
+//              "1mibit" (IEC: 1024^2 bit/s), "12.5mbps" (tc: BYTES per second = 100Mbit)
 //   byte sizes "1514B" "18944B" "16KiB" "2MiB" "1kB" "1MB"          -> int64 bytes
 //              (KiB/MiB/GiB are 1024-based, kB/MB/GB 1000-based)
 //   percent    "0%" "0.5%" "100%"                                    -> parts per billion
@@ -50,7 +51,11 @@ class Parsed {
 
 // Durations: ns, us (or µs), ms, s. Result in whole nanoseconds.
 Parsed<Duration> parse_duration(std::string_view text);
-// Rates: bit, kbit, Mbit, Gbit, Tbit, each optionally followed by "/s". Whole bit/s.
+// Rates: every suffix tc accepts (iproute2 tc/tc_util.c get_rate), case-insensitive as in tc:
+// bit, kbit, mbit, gbit, tbit (x1000), kibit, mibit, gibit, tibit (x1024), and bps, kbps,
+// mbps, gbps, tbps, kibps..tibps, which are BYTES per second as in tc (x8); plus the bit units
+// followed by "/s" ("100Mbit/s"). A bare number (tc: bit/s) is refused: units are required.
+// Whole bit/s.
 Parsed<Rate> parse_rate(std::string_view text);
 // Byte sizes: B, kB, MB, GB (x1000), KiB, MiB, GiB (x1024). Whole bytes.
 Parsed<int64_t> parse_bytes(std::string_view text);

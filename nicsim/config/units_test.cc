@@ -82,6 +82,45 @@ TEST(Units, RatesAreExactBitsPerSecondWithSiMultiples) {
   EXPECT_EQ(bps("0bit"), 0u);  // parses; validate() rejects a zero rate where one is needed
 }
 
+// Every suffix of iproute2 tc/tc_util.c get_rate, with tc's meaning, in any case (strcasecmp).
+TEST(Units, RatesAcceptEveryTcSpellingWithTcsMeaning) {
+  auto bps = [](std::string_view s) {
+    auto p = parse_rate(s);
+    EXPECT_TRUE(p) << s << ": " << (p ? "" : p.error());
+    return p ? p.value().bits_per_sec() : 0;
+  };
+  constexpr uint64_t kKi = 1024;
+  // bit units, SI
+  EXPECT_EQ(bps("1000bit"), 1'000u);
+  EXPECT_EQ(bps("64kbit"), 64'000u);
+  EXPECT_EQ(bps("100mbit"), 100'000'000u);
+  EXPECT_EQ(bps("1gbit"), 1'000'000'000u);
+  EXPECT_EQ(bps("2tbit"), 2'000'000'000'000u);
+  // bit units, IEC
+  EXPECT_EQ(bps("1kibit"), kKi);
+  EXPECT_EQ(bps("1mibit"), kKi * kKi);
+  EXPECT_EQ(bps("1gibit"), kKi * kKi * kKi);
+  EXPECT_EQ(bps("1tibit"), kKi * kKi * kKi * kKi);
+  // bps units: BYTES per second, as in tc
+  EXPECT_EQ(bps("1bps"), 8u);
+  EXPECT_EQ(bps("1kbps"), 8'000u);
+  EXPECT_EQ(bps("12.5mbps"), 100'000'000u);
+  EXPECT_EQ(bps("1gbps"), 8'000'000'000u);
+  EXPECT_EQ(bps("1tbps"), 8'000'000'000'000u);
+  EXPECT_EQ(bps("1kibps"), 8 * kKi);
+  EXPECT_EQ(bps("1mibps"), 8 * kKi * kKi);
+  EXPECT_EQ(bps("1gibps"), 8 * kKi * kKi * kKi);
+  EXPECT_EQ(bps("1tibps"), 8 * kKi * kKi * kKi * kKi);
+  // case-insensitive, as tc
+  EXPECT_EQ(bps("100MBIT"), 100'000'000u);
+  EXPECT_EQ(bps("100Kbit"), 100'000u);
+  EXPECT_EQ(bps("1KiBit"), kKi);
+  EXPECT_EQ(bps("100Mbps"), 800'000'000u);
+  EXPECT_EQ(bps("100MBps"), 800'000'000u);
+  EXPECT_EQ(bps("1MiBps"), 8 * kKi * kKi);
+  EXPECT_EQ(bps("100mbit/s"), 100'000'000u);
+}
+
 TEST(Units, RateErrors) {
   auto err = [](std::string_view s) {
     auto p = parse_rate(s);
@@ -89,15 +128,14 @@ TEST(Units, RateErrors) {
     return p ? std::string() : p.error();
   };
   const std::string expected =
-      "expected a rate with a unit (bit, kbit, Mbit, Gbit, Tbit, optionally /s), got ";
-  EXPECT_EQ(err("100"), expected + "'100'");
-  EXPECT_EQ(err("100mbit"), expected + "'100mbit' (units are case-sensitive: write 'Mbit')");
-  EXPECT_EQ(err("100Kbit"), expected + "'100Kbit' (units are case-sensitive: write 'kbit')");
-  EXPECT_EQ(err("100Mbps"),
-            expected +
-                "'100Mbps' (write 'bit' units, e.g. 'Mbit': in tc, 'bps' means bytes per "
-                "second)");
+      "expected a rate with a unit as tc writes it (bit, kbit, mbit, gbit, tbit, kibit..tibit; "
+      "bps, kbps, mbps, gbps, tbps, kibps..tibps = bytes per second), got ";
+  EXPECT_EQ(err("100"), expected + "'100'");  // tc reads bit/s; units are required here
   EXPECT_EQ(err("100MB/s"), expected + "'100MB/s'");
+  EXPECT_EQ(err("100mbps/s"), expected + "'100mbps/s'");
+  EXPECT_EQ(err("100kb"), expected + "'100kb'");
+  EXPECT_EQ(err("1e6bit"), expected + "'1e6bit'");
+  EXPECT_EQ(err("0.1bps"), "'0.1bps' is finer than 1 bit/s (rates are whole bit/s)");
   EXPECT_EQ(err("1.5bit"), "'1.5bit' is finer than 1 bit/s (rates are whole bit/s)");
   EXPECT_EQ(err("20000000Tbit"), "'20000000Tbit' is too large");
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -35,9 +36,18 @@ class Table {
   Table& operator<<(uint64_t v) { return field(std::to_string(v)); }
   Table& operator<<(int64_t v) { return field(std::to_string(v)); }
   Table& operator<<(std::optional<double> v) { return field(v ? csv_number(*v) : ""); }
+  // Throws std::logic_error when the row's field count differs from the header's (a bug in
+  // this file: the columns would shift under their names).
   void end_row() {
+    if (columns_ == 0) {
+      columns_ = fields_;
+    } else if (fields_ != columns_) {
+      throw std::logic_error(name_ + ": a row of " + std::to_string(fields_) + " fields under " +
+                             std::to_string(columns_) + " columns");
+    }
     text_ += '\n';
     first_ = true;
+    fields_ = 0;
   }
   CsvTable take() { return {name_, std::move(text_)}; }
 
@@ -52,11 +62,14 @@ class Table {
     text_ += first_ ? "" : ",";
     text_ += f;
     first_ = false;
+    ++fields_;
     return *this;
   }
   std::string name_;
   std::string text_;
   bool first_ = true;
+  size_t fields_ = 0;   // in the current row
+  size_t columns_ = 0;  // in the header
 };
 
 std::string param_text(const ParamValue& v) {
@@ -179,7 +192,7 @@ std::string flow_name(const Run& run, Direction d, int64_t id) {
 CsvTable flow_intervals_table(const Results& results) {
   Table t("flow_intervals.csv",
           {"run", "label", "start_s", "end_s", "direction", "flow_id", "flow_name", "bytes",
-           "bits_per_second", "retransmits", "cwnd_bytes"});
+           "bits_per_second", "retransmits", "cwnd_bytes", "srtt_ms"});
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     for (const Interval& iv : r.intervals) {

@@ -44,6 +44,32 @@ TEST(Csv, FieldQuotingAndNumbers) {
   EXPECT_EQ(csv_number(1e20), "1e+20");
 }
 
+// Fields of one CSV record (RFC 4180: a quoted field may hold commas and doubled quotes).
+size_t field_count(const std::string& line) {
+  size_t n = 1;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// Every row of every table has exactly as many fields as its header has columns
+// (flow_intervals.csv once wrote srtt_ms without a header column).
+TEST(Csv, EveryRowHasTheHeadersColumnCount) {
+  for (const CsvTable& t : csv_tables(samples::full_sample_results())) {
+    const std::vector<std::string> ls = lines(t.text);
+    ASSERT_FALSE(ls.empty()) << t.file_name;
+    for (size_t i = 1; i < ls.size(); ++i) {
+      EXPECT_EQ(field_count(ls[i]), field_count(ls[0])) << t.file_name << " line " << i + 1;
+    }
+  }
+}
+
 TEST(Csv, TablesOfTheFullSample) {
   const Results res = samples::full_sample_results();
   const std::vector<CsvTable> ts = csv_tables(res);
@@ -74,6 +100,9 @@ TEST(Csv, TablesOfTheFullSample) {
   EXPECT_EQ(iv[1], "0,bql=false rate=1Gbit,0,1,a->b,1000001,8000008,0,43440");
   // flows: x 2 flows each
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text).size(), 17u);
+  EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text)[0],
+            "run,label,start_s,end_s,direction,flow_id,flow_name,bytes,bits_per_second,"
+            "retransmits,cwnd_bytes,srtt_ms");
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text)[2],
             "0,bql=false rate=1Gbit,0,1,a->b,7,TCP upload EF,500001,4000008,0,28960,2.25");
   EXPECT_EQ(lines(table(ts, "flow_intervals.csv").text)[1],

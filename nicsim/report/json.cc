@@ -1,13 +1,18 @@
 #include "nicsim/report/json.h"
 
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "nicsim/report/json_schema.h"
 
 namespace nicsim::report {
 
@@ -37,234 +42,6 @@ J stats_json(const LatencyStats& s) {
   o["mdev"] = v(s.mdev);
   o["count"] = s.count;
   o["lost"] = s.lost;
-  return o;
-}
-
-J optional_numbers(const std::vector<std::optional<double>>& v) {
-  J a = J::array();
-  for (const std::optional<double>& x : v) {
-    a.push_back(x ? J(*x) : J(nullptr));
-  }
-  return a;
-}
-
-J series_json(const ProbeSeries& s) {
-  J o = J::object();
-  o["time_s"] = s.time_s;
-  o["rtt_ms"] = optional_numbers(s.rtt_ms);
-  if (!s.one_way_a_to_b_ms.empty()) {
-    o["one_way_a_to_b_ms"] = optional_numbers(s.one_way_a_to_b_ms);
-  }
-  if (!s.one_way_b_to_a_ms.empty()) {
-    o["one_way_b_to_a_ms"] = optional_numbers(s.one_way_b_to_a_ms);
-  }
-  return o;
-}
-
-J probe_json(const ProbeLatency& p) {
-  J o = J::object();
-  o["kind"] = p.kind;
-  const J rtt = stats_json(p.rtt);  // a named object: items() must not outlive it
-  for (const auto& [k, v] : rtt.items()) {
-    o[k] = v;
-  }
-  if (p.one_way) {
-    o["one_way"] = per_direction([&](Direction d) { return stats_json((*p.one_way)[d]); });
-  }
-  o["dscp"] = p.dscp;
-  o["series"] = series_json(p.series);
-  return o;
-}
-
-J sender_json(const SenderTotals& s) {
-  return J{{"start_s", s.start_s},
-           {"end_s", s.end_s},
-           {"bytes", s.bytes},
-           {"bits_per_second", s.bits_per_second},
-           {"retransmits", s.retransmits}};
-}
-
-J receiver_json(const ReceiverTotals& r) {
-  return J{{"start_s", r.start_s},
-           {"end_s", r.end_s},
-           {"bytes", r.bytes},
-           {"bits_per_second", r.bits_per_second}};
-}
-
-J transfer_json(const DirectionTransfer& t) {
-  J flows = J::array();
-  for (const FlowTransfer& f : t.flows) {
-    flows.push_back(J{{"id", f.id},
-                      {"name", f.name},
-                      {"dscp", f.dscp},
-                      {"sender", sender_json(f.sender)},
-                      {"receiver", receiver_json(f.receiver)}});
-  }
-  return J{{"sender", sender_json(t.sender)},
-           {"receiver", receiver_json(t.receiver)},
-           {"flows", std::move(flows)}};
-}
-
-J interval_json(const Interval& iv) {
-  J o = J::object();
-  o["start_s"] = iv.start_s;
-  o["end_s"] = iv.end_s;
-  o["directions"] = per_direction([&](Direction d) {
-    const DirectionInterval& di = iv.directions[d];
-    J flows = J::array();
-    for (const FlowInterval& f : di.flows) {
-      J fj = J{{"id", f.id},
-               {"bytes", f.bytes},
-               {"bits_per_second", f.bits_per_second},
-               {"retransmits", f.retransmits},
-               {"cwnd_bytes", f.cwnd_bytes}};
-      if (f.srtt_ms) {
-        fj["srtt_ms"] = *f.srtt_ms;
-      }
-      flows.push_back(std::move(fj));
-    }
-    return J{{"bytes", di.bytes},
-             {"bits_per_second", di.bits_per_second},
-             {"retransmits", di.retransmits},
-             {"cwnd_bytes", di.cwnd_bytes},
-             {"flows", std::move(flows)}};
-  });
-  J lat = J::object();
-  for (const auto& [name, v] : iv.latency_ms) {
-    lat[name] = v;
-  }
-  o["latency_ms"] = std::move(lat);
-  return o;
-}
-
-J queue_json(const QueueSeries& q) {
-  J o = J::object();
-  o["time_s"] = q.time_s;
-  const auto column = [&](const char* name, const std::vector<uint64_t>& c) {
-    if (!c.empty()) {
-      o[name] = c;
-    }
-  };
-  column("qdisc_bytes", q.qdisc_bytes);
-  column("qdisc_packets", q.qdisc_packets);
-  column("ring_bytes", q.ring_bytes);
-  column("ring_packets", q.ring_packets);
-  column("bql_limit_bytes", q.bql_limit_bytes);
-  column("bql_inflight_bytes", q.bql_inflight_bytes);
-  column("device_fifo_bytes", q.device_fifo_bytes);
-  return o;
-}
-
-J optional_number(const std::optional<double>& v) { return v ? J(*v) : J(nullptr); }
-
-J stats_map_json(const std::map<std::string, LatencyStats>& m) {
-  J o = J::object();
-  for (const auto& [key, s] : m) {
-    o[key] = stats_json(s);
-  }
-  return o;
-}
-
-J latency_under_load_json(const LatencyUnderLoad& l) {
-  J o = J::object();
-  o["idle_rtt"] = stats_json(l.idle_rtt);
-  o["loaded_rtt"] = stats_json(l.loaded_rtt);
-  if (l.idle_one_way) {
-    o["idle_one_way"] =
-        per_direction([&](Direction d) { return stats_json((*l.idle_one_way)[d]); });
-  }
-  if (l.loaded_one_way) {
-    o["loaded_one_way"] =
-        per_direction([&](Direction d) { return stats_json((*l.loaded_one_way)[d]); });
-  }
-  o["induced_latency_ms"] = l.induced_latency_ms;
-  o["grade"] = l.grade;
-  o["rpm"] = l.rpm;
-  o["rpm_foreign_ms"] = l.rpm_foreign_ms;
-  o["rpm_self_ms"] = optional_number(l.rpm_self_ms);
-  o["fairness"] = per_direction([&](Direction d) { return J(l.fairness[d]); });
-  o["fairness_all"] = l.fairness_all;
-  o["per_dscp"] = stats_map_json(l.per_dscp);
-  o["per_dscp_flow_srtt"] = stats_map_json(l.per_dscp_flow_srtt);
-  o["goodput_bps"] = per_direction([&](Direction d) { return J(l.goodput_bps[d]); });
-  return o;
-}
-
-J run_json(const Run& r) {
-  J o = J::object();
-  o["label"] = r.label;
-  J params = J::object();
-  for (const RunParam& p : r.params) {
-    params[p.key] = std::visit([](const auto& v) { return J(v); }, p.value);
-  }
-  o["params"] = std::move(params);
-  o["backend"] = r.backend;
-  o["seed"] = r.seed;
-  o["duration_s"] = r.duration_s;
-  o["goodput_bps"] = per_direction([&](Direction d) { return J(r.goodput_bps[d]); });
-  o["retransmits"] = r.retransmits;
-  J lat = J::object();
-  for (const auto& [name, p] : r.latency_ms) {
-    lat[name] = probe_json(p);
-  }
-  o["latency_ms"] = std::move(lat);
-  o["transfer"] = per_direction([&](Direction d) { return transfer_json(r.transfer[d]); });
-  o["stages"] = per_direction([&](Direction d) {
-    J a = J::array();
-    for (const StageTime& s : r.stages[d]) {
-      a.push_back(J{{"stage", s.stage}, {"mean_ms", s.mean_ms}, {"packets", s.packets}});
-    }
-    return a;
-  });
-  J cmp = J::array();
-  for (const Comparison& c : r.comparison) {
-    cmp.push_back(J{{"metric", c.metric},
-                    {"published", c.published},
-                    {"simulated", optional_number(c.simulated)},
-                    {"relative_error", optional_number(c.relative_error)},
-                    {"source", c.source}});
-  }
-  o["comparison"] = std::move(cmp);
-  J intervals = J::array();
-  for (const Interval& iv : r.intervals) {
-    intervals.push_back(interval_json(iv));
-  }
-  o["intervals"] = std::move(intervals);
-  J queues = J::object();
-  for (const auto& [host, q] : r.queues) {
-    queues[host] = queue_json(q);
-  }
-  o["queues"] = std::move(queues);
-  J phases = J::array();
-  for (const Phase& p : r.phases) {
-    phases.push_back(J{{"name", p.name}, {"start_s", p.start_s}, {"end_s", p.end_s}});
-  }
-  o["phases"] = std::move(phases);
-  if (r.latency_under_load) {
-    o["latency_under_load"] = latency_under_load_json(*r.latency_under_load);
-  }
-  o["config_toml"] = r.config_toml;
-  return o;
-}
-
-J meta_json(const Meta& m) {
-  J o = J::object();
-  o["nicsim_version"] = m.nicsim_version;
-  o["git_commit"] = m.git_commit ? J(*m.git_commit) : J(nullptr);
-  o["start_time"] = m.start_time;
-  o["wall_s"] = m.wall_s;
-  o["host"] = m.host;
-  o["events"] = m.events;
-  o["events_per_s"] = m.events_per_s;
-  o["command_line"] = m.command_line;
-  J runs = J::array();
-  for (const RunMeta& r : m.runs) {
-    runs.push_back(J{{"label", r.label},
-                     {"wall_s", r.wall_s},
-                     {"events", r.events},
-                     {"events_per_s", r.events_per_s}});
-  }
-  o["runs"] = std::move(runs);
   return o;
 }
 
@@ -389,6 +166,7 @@ class Obj {
     }
   }
   void expect(std::initializer_list<std::string_view> keys) { keys_.assign(keys); }
+  void expect(const std::vector<std::string_view>& keys) { keys_ = keys; }
   static std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
   }
@@ -516,223 +294,198 @@ uint8_t get_dscp(const J& v, const std::string& path) {
   return static_cast<uint8_t>(d);
 }
 
-std::vector<double> read_doubles(const J& v, const std::string& path);
+// --- one field table per object --------------------------------------------------------------
+//
+// Each object of the document is one table of fields, in output order. A field's entry drives
+// the writer (write), the strict reader (read, the expected keys, required or not) and is
+// checked against docs/results.schema.json (its `schema` must equal the schema's property and
+// its presence the schema's "required"; json_schema_test.cc), so a field is spelled once.
 
-std::vector<std::optional<double>> read_optional_doubles(const J& v, const std::string& path) {
-  std::vector<std::optional<double>> out;
-  read_array(v, path,
-             [&](const J& e, const std::string& p) { out.push_back(get_optional_double(e, p)); });
-  return out;
-}
+// kRequired: always written; a reader needs it; in the schema's "required".
+// kOptional: always written; a reader accepts documents without it (written before it existed).
+// kOmitEmpty: written only when it has a value (a non-empty column, a set optional); optional.
+enum class Presence { kRequired, kOptional, kOmitEmpty };
 
-ProbeSeries read_series(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"time_s", "rtt_ms", "one_way_a_to_b_ms", "one_way_b_to_a_ms"});
-  ProbeSeries s;
-  s.time_s = read_doubles(o.at("time_s"), o.path("time_s"));
-  s.rtt_ms = read_optional_doubles(o.at("rtt_ms"), o.path("rtt_ms"));
-  if (const J* j = o.find("one_way_a_to_b_ms")) {
-    s.one_way_a_to_b_ms = read_optional_doubles(*j, o.path("one_way_a_to_b_ms"));
+template <class T>
+struct Codec {
+  std::function<J(const T&)> write;
+  std::function<T(const J&, const std::string&)> read;
+};
+
+template <class S>
+struct Field {
+  std::vector<std::string> keys;  // one key; the stats keys for statistics flattened in
+  Presence presence = Presence::kRequired;
+  std::string schema;  // the property's schema as in docs/results.schema.json (JSON text)
+  std::function<void(const S&, J&)> write;
+  std::function<void(Obj&, S&)> read;
+};
+
+template <class S>
+using Table = std::vector<Field<S>>;
+
+template <class T>
+bool has_no_value(const T& v) {
+  if constexpr (requires { v.empty(); }) {
+    return v.empty();
+  } else {
+    return false;
   }
-  if (const J* j = o.find("one_way_b_to_a_ms")) {
-    s.one_way_b_to_a_ms = read_optional_doubles(*j, o.path("one_way_b_to_a_ms"));
-  }
-  o.done();
-  return s;
 }
 
-ProbeLatency read_probe(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"kind", "min", "mean", "p50", "p90", "p99", "max", "mdev", "count", "lost", "one_way",
-            "dscp", "series"});
-  ProbeLatency p;
-  p.kind = get_string(o.at("kind"), o.path("kind"));
-  p.rtt = read_stats(o);
-  if (const J* ow = o.find("one_way")) {
-    p.one_way = read_per_direction<LatencyStats>(*ow, o.path("one_way"), read_stats_object);
-  }
-  // dscp and series arrived with rrul (issue 6); documents written before have neither.
-  if (const J* d = o.find("dscp")) {
-    p.dscp = get_dscp(*d, o.path("dscp"));
-  }
-  if (const J* s = o.find("series")) {
-    p.series = read_series(*s, o.path("series"));
-  }
-  o.done();
-  return p;
-}
-
-SenderTotals read_sender(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"start_s", "end_s", "bytes", "bits_per_second", "retransmits"});
-  SenderTotals s;
-  s.start_s = get_double(o.at("start_s"), o.path("start_s"));
-  s.end_s = get_double(o.at("end_s"), o.path("end_s"));
-  s.bytes = get_u64(o.at("bytes"), o.path("bytes"));
-  s.bits_per_second = get_double(o.at("bits_per_second"), o.path("bits_per_second"));
-  s.retransmits = get_u64(o.at("retransmits"), o.path("retransmits"));
-  o.done();
-  return s;
-}
-
-ReceiverTotals read_receiver(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"start_s", "end_s", "bytes", "bits_per_second"});
-  ReceiverTotals r;
-  r.start_s = get_double(o.at("start_s"), o.path("start_s"));
-  r.end_s = get_double(o.at("end_s"), o.path("end_s"));
-  r.bytes = get_u64(o.at("bytes"), o.path("bytes"));
-  r.bits_per_second = get_double(o.at("bits_per_second"), o.path("bits_per_second"));
-  o.done();
-  return r;
-}
-
-DirectionTransfer read_transfer(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"sender", "receiver", "flows"});
-  DirectionTransfer t;
-  t.sender = read_sender(o.at("sender"), o.path("sender"));
-  t.receiver = read_receiver(o.at("receiver"), o.path("receiver"));
-  read_array(o.at("flows"), o.path("flows"), [&](const J& e, const std::string& p) {
-    Obj f(e, p);
-    f.expect({"id", "name", "dscp", "sender", "receiver"});
-    FlowTransfer ft;
-    ft.id = get_i64(f.at("id"), f.path("id"));
-    if (const J* n = f.find("name")) {  // name and dscp: optional for older documents
-      ft.name = get_string(*n, f.path("name"));
-    }
-    if (const J* d = f.find("dscp")) {
-      ft.dscp = get_dscp(*d, f.path("dscp"));
-    }
-    ft.sender = read_sender(f.at("sender"), f.path("sender"));
-    ft.receiver = read_receiver(f.at("receiver"), f.path("receiver"));
-    f.done();
-    t.flows.push_back(ft);
-  });
-  o.done();
-  return t;
-}
-
-DirectionInterval read_direction_interval(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"bytes", "bits_per_second", "retransmits", "cwnd_bytes", "flows"});
-  DirectionInterval di;
-  di.bytes = get_u64(o.at("bytes"), o.path("bytes"));
-  di.bits_per_second = get_double(o.at("bits_per_second"), o.path("bits_per_second"));
-  di.retransmits = get_u64(o.at("retransmits"), o.path("retransmits"));
-  di.cwnd_bytes = get_u64(o.at("cwnd_bytes"), o.path("cwnd_bytes"));
-  read_array(o.at("flows"), o.path("flows"), [&](const J& e, const std::string& p) {
-    Obj f(e, p);
-    f.expect({"id", "bytes", "bits_per_second", "retransmits", "cwnd_bytes", "srtt_ms"});
-    FlowInterval fi;
-    fi.id = get_i64(f.at("id"), f.path("id"));
-    fi.bytes = get_u64(f.at("bytes"), f.path("bytes"));
-    fi.bits_per_second = get_double(f.at("bits_per_second"), f.path("bits_per_second"));
-    fi.retransmits = get_u64(f.at("retransmits"), f.path("retransmits"));
-    fi.cwnd_bytes = get_u64(f.at("cwnd_bytes"), f.path("cwnd_bytes"));
-    if (const J* rtt = f.find("srtt_ms")) {
-      fi.srtt_ms = get_double(*rtt, f.path("srtt_ms"));
-    }
-    f.done();
-    di.flows.push_back(fi);
-  });
-  o.done();
-  return di;
-}
-
-Interval read_interval(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"start_s", "end_s", "directions", "latency_ms"});
-  Interval iv;
-  iv.start_s = get_double(o.at("start_s"), o.path("start_s"));
-  iv.end_s = get_double(o.at("end_s"), o.path("end_s"));
-  iv.directions = read_per_direction<DirectionInterval>(o.at("directions"), o.path("directions"),
-                                                        read_direction_interval);
-  const J& lat = o.at("latency_ms");
-  if (!lat.is_object()) {
-    fail(o.path("latency_ms"), "expected an object, got " + type_name(lat));
-  }
-  for (const auto& [name, value] : lat.items()) {
-    iv.latency_ms[name] = get_double(value, Obj::join(o.path("latency_ms"), name));
-  }
-  o.done();
-  return iv;
-}
-
-std::vector<double> read_doubles(const J& v, const std::string& path) {
-  std::vector<double> out;
-  read_array(v, path, [&](const J& e, const std::string& p) { out.push_back(get_double(e, p)); });
-  return out;
-}
-
-std::vector<uint64_t> read_u64s(const J& v, const std::string& path) {
-  std::vector<uint64_t> out;
-  read_array(v, path, [&](const J& e, const std::string& p) { out.push_back(get_u64(e, p)); });
-  return out;
-}
-
-QueueSeries read_queue(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"time_s", "qdisc_bytes", "qdisc_packets", "ring_bytes", "ring_packets",
-            "bql_limit_bytes", "bql_inflight_bytes", "device_fifo_bytes"});
-  QueueSeries q;
-  q.time_s = read_doubles(o.at("time_s"), o.path("time_s"));
-  const auto column = [&](const char* key, std::vector<uint64_t>& c) {
-    if (const J* j = o.find(key)) {
-      c = read_u64s(*j, o.path(key));
+// A member written with codec `c`.
+template <class S, class T>
+Field<S> field(std::string key, T S::*m, Codec<T> c, std::string schema,
+               Presence p = Presence::kRequired) {
+  Field<S> f{{key}, p, std::move(schema), {}, {}};
+  f.write = [key, m, c, p](const S& s, J& o) {
+    if (p != Presence::kOmitEmpty || !has_no_value(s.*m)) {
+      o[key] = c.write(s.*m);
     }
   };
-  column("qdisc_bytes", q.qdisc_bytes);
-  column("qdisc_packets", q.qdisc_packets);
-  column("ring_bytes", q.ring_bytes);
-  column("ring_packets", q.ring_packets);
-  column("bql_limit_bytes", q.bql_limit_bytes);
-  column("bql_inflight_bytes", q.bql_inflight_bytes);
-  column("device_fifo_bytes", q.device_fifo_bytes);
-  o.done();
-  return q;
+  f.read = [key, m, c, p](Obj& o, S& s) {
+    if (p == Presence::kRequired) {
+      s.*m = c.read(o.at(key), o.path(key));
+    } else if (const J* j = o.find(key)) {
+      s.*m = c.read(*j, o.path(key));
+    }
+  };
+  return f;
 }
 
-std::map<std::string, LatencyStats> read_stats_map(const J& v, const std::string& path) {
-  if (!v.is_object()) {
-    fail(path, "expected an object, got " + type_name(v));
-  }
-  std::map<std::string, LatencyStats> out;
-  for (const auto& [key, value] : v.items()) {
-    out[key] = read_stats_object(value, Obj::join(path, key));
-  }
-  return out;
+// An optional member, written only when set.
+template <class S, class T>
+Field<S> optional_field(std::string key, std::optional<T> S::*m, Codec<T> c, std::string schema) {
+  Field<S> f{{key}, Presence::kOmitEmpty, std::move(schema), {}, {}};
+  f.write = [key, m, c](const S& s, J& o) {
+    if (s.*m) {
+      o[key] = c.write(*(s.*m));
+    }
+  };
+  f.read = [key, m, c](Obj& o, S& s) {
+    if (const J* j = o.find(key)) {
+      s.*m = c.read(*j, o.path(key));
+    }
+  };
+  return f;
 }
 
-LatencyUnderLoad read_latency_under_load(const J& v, const std::string& path) {
+const std::vector<std::string>& stats_keys() {
+  static const std::vector<std::string> kKeys = {"min", "mean", "p50",   "p90", "p99",
+                                                 "max", "mdev", "count", "lost"};
+  return kKeys;
+}
+
+// LatencyStats written into the enclosing object (a probe's round-trip statistics).
+template <class S>
+Field<S> flattened_stats(LatencyStats S::*m, std::string schema) {
+  Field<S> f{stats_keys(), Presence::kRequired, std::move(schema), {}, {}};
+  f.write = [m](const S& s, J& o) {
+    const J stats = stats_json(s.*m);  // a named object: items() must not outlive it
+    for (const auto& [k, v] : stats.items()) {
+      o[k] = v;
+    }
+  };
+  f.read = [m](Obj& o, S& s) { s.*m = read_stats(o); };
+  return f;
+}
+
+template <class S>
+J write_object(const Table<S>& table, const S& s) {
+  J o = J::object();
+  for (const Field<S>& f : table) {
+    f.write(s, o);
+  }
+  return o;
+}
+
+template <class S>
+S read_object(const Table<S>& table, const J& v, const std::string& path) {
   Obj o(v, path);
-  o.expect({"idle_rtt", "loaded_rtt", "idle_one_way", "loaded_one_way", "induced_latency_ms",
-            "grade", "rpm", "rpm_foreign_ms", "rpm_self_ms", "fairness", "fairness_all", "per_dscp",
-            "per_dscp_flow_srtt", "goodput_bps"});
-  LatencyUnderLoad l;
-  l.idle_rtt = read_stats_object(o.at("idle_rtt"), o.path("idle_rtt"));
-  l.loaded_rtt = read_stats_object(o.at("loaded_rtt"), o.path("loaded_rtt"));
-  if (const J* j = o.find("idle_one_way")) {
-    l.idle_one_way =
-        read_per_direction<LatencyStats>(*j, o.path("idle_one_way"), read_stats_object);
+  std::vector<std::string_view> keys;
+  for (const Field<S>& f : table) {
+    keys.insert(keys.end(), f.keys.begin(), f.keys.end());
   }
-  if (const J* j = o.find("loaded_one_way")) {
-    l.loaded_one_way =
-        read_per_direction<LatencyStats>(*j, o.path("loaded_one_way"), read_stats_object);
+  o.expect(keys);
+  S s;
+  for (const Field<S>& f : table) {
+    f.read(o, s);
   }
-  l.induced_latency_ms = get_double(o.at("induced_latency_ms"), o.path("induced_latency_ms"));
-  l.grade = get_string(o.at("grade"), o.path("grade"));
-  l.rpm = get_double(o.at("rpm"), o.path("rpm"));
-  l.rpm_foreign_ms = get_double(o.at("rpm_foreign_ms"), o.path("rpm_foreign_ms"));
-  l.rpm_self_ms = get_optional_double(o.at("rpm_self_ms"), o.path("rpm_self_ms"));
-  l.fairness = read_per_direction<double>(o.at("fairness"), o.path("fairness"), get_double);
-  l.fairness_all = get_double(o.at("fairness_all"), o.path("fairness_all"));
-  l.per_dscp = read_stats_map(o.at("per_dscp"), o.path("per_dscp"));
-  l.per_dscp_flow_srtt = read_stats_map(o.at("per_dscp_flow_srtt"), o.path("per_dscp_flow_srtt"));
-  l.goodput_bps =
-      read_per_direction<double>(o.at("goodput_bps"), o.path("goodput_bps"), get_double);
   o.done();
-  return l;
+  return s;
+}
+
+// --- codecs ----------------------------------------------------------------------------------
+
+const Codec<double> kNumber{[](const double& x) { return J(x); }, get_double};
+const Codec<uint64_t> kCount{[](const uint64_t& x) { return J(x); }, get_u64};
+const Codec<int64_t> kInteger{[](const int64_t& x) { return J(x); }, get_i64};
+const Codec<std::string> kString{[](const std::string& x) { return J(x); }, get_string};
+const Codec<uint8_t> kDscp{[](const uint8_t& x) { return J(x); }, get_dscp};
+const Codec<std::optional<double>> kNullableNumber{
+    [](const std::optional<double>& x) { return x ? J(*x) : J(nullptr); }, get_optional_double};
+const Codec<std::optional<std::string>> kNullableString{
+    [](const std::optional<std::string>& x) { return x ? J(*x) : J(nullptr); },
+    [](const J& v, const std::string& path) -> std::optional<std::string> {
+      if (v.is_null()) {
+        return std::nullopt;
+      }
+      return get_string(v, path);
+    }};
+const Codec<LatencyStats> kStats{stats_json, read_stats_object};
+
+template <class T>
+Codec<std::vector<T>> array_of(Codec<T> c) {
+  return {[c](const std::vector<T>& xs) {
+            J a = J::array();
+            for (const T& x : xs) {
+              a.push_back(c.write(x));
+            }
+            return a;
+          },
+          [c](const J& v, const std::string& path) {
+            std::vector<T> out;
+            read_array(v, path,
+                       [&](const J& e, const std::string& p) { out.push_back(c.read(e, p)); });
+            return out;
+          }};
+}
+
+template <class T>
+Codec<PerDirection<T>> per_direction_of(Codec<T> c) {
+  return {
+      [c](const PerDirection<T>& x) {
+        return per_direction([&](Direction d) { return c.write(x[d]); });
+      },
+      [c](const J& v, const std::string& path) { return read_per_direction<T>(v, path, c.read); }};
+}
+
+// A map written as an object (keys sorted: std::map order).
+template <class T>
+Codec<std::map<std::string, T>> map_of(Codec<T> c) {
+  return {[c](const std::map<std::string, T>& m) {
+            J o = J::object();
+            for (const auto& [k, x] : m) {
+              o[k] = c.write(x);
+            }
+            return o;
+          },
+          [c](const J& v, const std::string& path) {
+            if (!v.is_object()) {
+              fail(path, "expected an object, got " + type_name(v));
+            }
+            std::map<std::string, T> out;
+            for (const auto& [k, x] : v.items()) {
+              out[k] = c.read(x, Obj::join(path, k));
+            }
+            return out;
+          }};
+}
+
+template <class S>
+Codec<S> object_of(const Table<S>& (*table)()) {
+  return {[table](const S& s) { return write_object(table(), s); },
+          [table](const J& v, const std::string& path) { return read_object(table(), v, path); }};
 }
 
 ParamValue read_param(const J& v, const std::string& path) {
@@ -751,138 +504,323 @@ ParamValue read_param(const J& v, const std::string& path) {
   fail(path, "expected a string, boolean or number, got " + type_name(v));
 }
 
-Run read_run(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"label", "params", "backend", "seed", "duration_s", "goodput_bps", "retransmits",
-            "latency_ms", "transfer", "stages", "comparison", "intervals", "queues", "phases",
-            "latency_under_load", "config_toml"});
-  Run r;
-  r.label = get_string(o.at("label"), o.path("label"));
-  const J& params = o.at("params");
-  if (!params.is_object()) {
-    fail(o.path("params"), "expected an object, got " + type_name(params));
-  }
-  for (const auto& [key, value] : params.items()) {
-    r.params.push_back({key, read_param(value, Obj::join(o.path("params"), key))});
-  }
-  r.backend = get_string(o.at("backend"), o.path("backend"));
-  r.seed = get_u64(o.at("seed"), o.path("seed"));
-  r.duration_s = get_double(o.at("duration_s"), o.path("duration_s"));
-  r.goodput_bps =
-      read_per_direction<double>(o.at("goodput_bps"), o.path("goodput_bps"), get_double);
-  r.retransmits = get_u64(o.at("retransmits"), o.path("retransmits"));
-  const J& lat = o.at("latency_ms");
-  if (!lat.is_object()) {
-    fail(o.path("latency_ms"), "expected an object, got " + type_name(lat));
-  }
-  for (const auto& [name, value] : lat.items()) {
-    r.latency_ms[name] = read_probe(value, Obj::join(o.path("latency_ms"), name));
-  }
-  r.transfer =
-      read_per_direction<DirectionTransfer>(o.at("transfer"), o.path("transfer"), read_transfer);
-  r.stages = read_per_direction<std::vector<StageTime>>(
-      o.at("stages"), o.path("stages"), [](const J& a, const std::string& p) {
-        std::vector<StageTime> out;
-        read_array(a, p, [&](const J& e, const std::string& ep) {
-          Obj s(e, ep);
-          s.expect({"stage", "mean_ms", "packets"});
-          StageTime st;
-          st.stage = get_string(s.at("stage"), s.path("stage"));
-          st.mean_ms = get_double(s.at("mean_ms"), s.path("mean_ms"));
-          st.packets = get_u64(s.at("packets"), s.path("packets"));
-          s.done();
-          out.push_back(st);
-        });
-        return out;
-      });
-  read_array(o.at("comparison"), o.path("comparison"), [&](const J& e, const std::string& p) {
-    Obj c(e, p);
-    c.expect({"metric", "published", "simulated", "relative_error", "source"});
-    Comparison cmp;
-    cmp.metric = get_string(c.at("metric"), c.path("metric"));
-    cmp.published = get_double(c.at("published"), c.path("published"));
-    cmp.simulated = get_optional_double(c.at("simulated"), c.path("simulated"));
-    cmp.relative_error = get_optional_double(c.at("relative_error"), c.path("relative_error"));
-    cmp.source = get_string(c.at("source"), c.path("source"));
-    c.done();
-    r.comparison.push_back(cmp);
-  });
-  read_array(o.at("intervals"), o.path("intervals"),
-             [&](const J& e, const std::string& p) { r.intervals.push_back(read_interval(e, p)); });
-  const J& queues = o.at("queues");
-  if (!queues.is_object()) {
-    fail(o.path("queues"), "expected an object, got " + type_name(queues));
-  }
-  for (const auto& [host, value] : queues.items()) {
-    r.queues[host] = read_queue(value, Obj::join(o.path("queues"), host));
-  }
-  // phases and latency_under_load arrived with rrul (issue 6): optional for older documents.
-  if (const J* phases = o.find("phases")) {
-    read_array(*phases, o.path("phases"), [&](const J& e, const std::string& p) {
-      Obj ph(e, p);
-      ph.expect({"name", "start_s", "end_s"});
-      Phase phase;
-      phase.name = get_string(ph.at("name"), ph.path("name"));
-      phase.start_s = get_double(ph.at("start_s"), ph.path("start_s"));
-      phase.end_s = get_double(ph.at("end_s"), ph.path("end_s"));
-      ph.done();
-      r.phases.push_back(phase);
-    });
-  }
-  if (const J* lul = o.find("latency_under_load")) {
-    r.latency_under_load = read_latency_under_load(*lul, o.path("latency_under_load"));
-  }
-  r.config_toml = get_string(o.at("config_toml"), o.path("config_toml"));
-  o.done();
-  return r;
+// Run params: an object in [vary] order.
+const Codec<std::vector<RunParam>> kParams{
+    [](const std::vector<RunParam>& ps) {
+      J o = J::object();
+      for (const RunParam& p : ps) {
+        o[p.key] = std::visit([](const auto& v) { return J(v); }, p.value);
+      }
+      return o;
+    },
+    [](const J& v, const std::string& path) {
+      if (!v.is_object()) {
+        fail(path, "expected an object, got " + type_name(v));
+      }
+      std::vector<RunParam> out;
+      for (const auto& [key, value] : v.items()) {
+        out.push_back({key, read_param(value, Obj::join(path, key))});
+      }
+      return out;
+    }};
+
+// --- schema spellings ------------------------------------------------------------------------
+
+std::string ref(std::string_view def) {
+  return R"({"$ref": "#/$defs/)" + std::string(def) + R"("})";
+}
+std::string type(std::string_view t) { return R"({"type": )" + std::string(t) + "}"; }
+std::string per_direction_schema(const std::string& inner) {
+  return R"({"type": "object", "required": ["a->b", "b->a"], "additionalProperties": false,
+             "properties": {"a->b": )" +
+         inner + R"(, "b->a": )" + inner + "}}";
+}
+std::string array_schema(const std::string& items) {
+  return R"({"type": "array", "items": )" + items + "}";
+}
+std::string map_schema(const std::string& values) {
+  return R"({"type": "object", "additionalProperties": )" + values + "}";
 }
 
-Meta read_meta(const J& v, const std::string& path) {
-  Obj o(v, path);
-  o.expect({"nicsim_version", "git_commit", "start_time", "wall_s", "host", "events",
-            "events_per_s", "command_line", "runs"});
-  Meta m;
-  m.nicsim_version = get_string(o.at("nicsim_version"), o.path("nicsim_version"));
-  const J& git = o.at("git_commit");
-  if (!git.is_null()) {
-    m.git_commit = get_string(git, o.path("git_commit"));
+// --- the tables --------------------------------------------------------------------------------
+
+using P = Presence;
+
+const Table<ProbeSeries>& series_table() {
+  using S = ProbeSeries;
+  static const Table<S> t = {
+      field("time_s", &S::time_s, array_of(kNumber), array_schema(ref("seconds"))),
+      field("rtt_ms", &S::rtt_ms, array_of(kNullableNumber), ref("optional_ms")),
+      field("one_way_a_to_b_ms", &S::one_way_a_to_b_ms, array_of(kNullableNumber),
+            ref("optional_ms"), P::kOmitEmpty),
+      field("one_way_b_to_a_ms", &S::one_way_b_to_a_ms, array_of(kNullableNumber),
+            ref("optional_ms"), P::kOmitEmpty)};
+  return t;
+}
+
+const Table<ProbeLatency>& probe_table() {
+  using S = ProbeLatency;
+  static const Table<S> t = {
+      field("kind", &S::kind, kString, R"({"enum": ["icmp", "udp"]})"),
+      flattened_stats(&S::rtt, "#/$defs/stats_fields"),
+      optional_field("one_way", &S::one_way, per_direction_of(kStats), ref("direction_stats")),
+      // dscp and series arrived with rrul (issue 6); documents written before have neither.
+      field("dscp", &S::dscp, kDscp, ref("dscp"), P::kOptional),
+      field("series", &S::series, object_of(series_table), ref("probe_series"), P::kOptional)};
+  return t;
+}
+
+const Table<SenderTotals>& sender_table() {
+  using S = SenderTotals;
+  static const Table<S> t = {
+      field("start_s", &S::start_s, kNumber, ref("seconds")),
+      field("end_s", &S::end_s, kNumber, ref("seconds")),
+      field("bytes", &S::bytes, kCount, ref("count")),
+      field("bits_per_second", &S::bits_per_second, kNumber, ref("nonnegative")),
+      field("retransmits", &S::retransmits, kCount, ref("count"))};
+  return t;
+}
+
+const Table<ReceiverTotals>& receiver_table() {
+  using S = ReceiverTotals;
+  static const Table<S> t = {
+      field("start_s", &S::start_s, kNumber, ref("seconds")),
+      field("end_s", &S::end_s, kNumber, ref("seconds")),
+      field("bytes", &S::bytes, kCount, ref("count")),
+      field("bits_per_second", &S::bits_per_second, kNumber, ref("nonnegative"))};
+  return t;
+}
+
+const Table<FlowTransfer>& flow_transfer_table() {
+  using S = FlowTransfer;
+  static const Table<S> t = {
+      field("id", &S::id, kInteger, type(R"("integer")")),
+      // name and dscp: optional for documents written before rrul (issue 6)
+      field("name", &S::name, kString, type(R"("string")"), P::kOptional),
+      field("dscp", &S::dscp, kDscp, ref("dscp"), P::kOptional),
+      field("sender", &S::sender, object_of(sender_table), ref("sender")),
+      field("receiver", &S::receiver, object_of(receiver_table), ref("receiver"))};
+  return t;
+}
+
+const Table<DirectionTransfer>& transfer_table() {
+  using S = DirectionTransfer;
+  static const Table<S> t = {
+      field("sender", &S::sender, object_of(sender_table), ref("sender")),
+      field("receiver", &S::receiver, object_of(receiver_table), ref("receiver")),
+      field("flows", &S::flows, array_of(object_of(flow_transfer_table)), R"({"type": "array"})")};
+  return t;
+}
+
+const Table<FlowInterval>& flow_interval_table() {
+  using S = FlowInterval;
+  static const Table<S> t = {
+      field("id", &S::id, kInteger, type(R"("integer")")),
+      field("bytes", &S::bytes, kCount, ref("count")),
+      field("bits_per_second", &S::bits_per_second, kNumber, ref("nonnegative")),
+      field("retransmits", &S::retransmits, kCount, ref("count")),
+      field("cwnd_bytes", &S::cwnd_bytes, kCount, ref("count")),
+      optional_field("srtt_ms", &S::srtt_ms, kNumber, ref("nonnegative"))};
+  return t;
+}
+
+const Table<DirectionInterval>& direction_interval_table() {
+  using S = DirectionInterval;
+  static const Table<S> t = {
+      field("bytes", &S::bytes, kCount, ref("count")),
+      field("bits_per_second", &S::bits_per_second, kNumber, ref("nonnegative")),
+      field("retransmits", &S::retransmits, kCount, ref("count")),
+      field("cwnd_bytes", &S::cwnd_bytes, kCount, ref("count")),
+      field("flows", &S::flows, array_of(object_of(flow_interval_table)),
+            array_schema(ref("interval_flow")))};
+  return t;
+}
+
+const Table<Interval>& interval_table() {
+  using S = Interval;
+  static const Table<S> t = {
+      field("start_s", &S::start_s, kNumber, ref("seconds")),
+      field("end_s", &S::end_s, kNumber, ref("seconds")),
+      field("directions", &S::directions, per_direction_of(object_of(direction_interval_table)),
+            per_direction_schema(ref("direction_interval"))),
+      field("latency_ms", &S::latency_ms, map_of(kNumber), map_schema(type(R"("number")")))};
+  return t;
+}
+
+const Table<QueueSeries>& queue_table() {
+  using S = QueueSeries;
+  const auto column = [](std::string key, std::vector<uint64_t> S::*m) {
+    return field(std::move(key), m, array_of(kCount), ref("counts"), P::kOmitEmpty);
+  };
+  static const Table<S> t = {
+      field("time_s", &S::time_s, array_of(kNumber), array_schema(ref("seconds"))),
+      column("qdisc_bytes", &S::qdisc_bytes),
+      column("qdisc_packets", &S::qdisc_packets),
+      column("ring_bytes", &S::ring_bytes),
+      column("ring_packets", &S::ring_packets),
+      column("bql_limit_bytes", &S::bql_limit_bytes),
+      column("bql_inflight_bytes", &S::bql_inflight_bytes),
+      column("device_fifo_bytes", &S::device_fifo_bytes)};
+  return t;
+}
+
+const Table<StageTime>& stage_table() {
+  using S = StageTime;
+  static const Table<S> t = {
+      field("stage", &S::stage, kString, R"({"type": "string", "pattern": "^[a-z][a-z0-9_]*$"})"),
+      field("mean_ms", &S::mean_ms, kNumber, ref("nonnegative")),
+      field("packets", &S::packets, kCount, ref("count"))};
+  return t;
+}
+
+const Table<Comparison>& comparison_table() {
+  using S = Comparison;
+  static const Table<S> t = {
+      field("metric", &S::metric, kString, R"({"type": "string", "pattern": "^[a-z0-9_]+$"})"),
+      field("published", &S::published, kNumber, type(R"("number")")),
+      field("simulated", &S::simulated, kNullableNumber, type(R"(["number", "null"])")),
+      field("relative_error", &S::relative_error, kNullableNumber, type(R"(["number", "null"])")),
+      field("source", &S::source, kString, type(R"("string")"))};
+  return t;
+}
+
+const Table<Phase>& phase_table() {
+  using S = Phase;
+  static const Table<S> t = {
+      field("name", &S::name, kString, R"({"type": "string", "pattern": "^[a-z][a-z0-9_]*$"})"),
+      field("start_s", &S::start_s, kNumber, ref("seconds")),
+      field("end_s", &S::end_s, kNumber, ref("seconds"))};
+  return t;
+}
+
+const Table<LatencyUnderLoad>& latency_under_load_table() {
+  using S = LatencyUnderLoad;
+  static const Table<S> t = {
+      field("idle_rtt", &S::idle_rtt, kStats, ref("stats")),
+      field("loaded_rtt", &S::loaded_rtt, kStats, ref("stats")),
+      optional_field("idle_one_way", &S::idle_one_way, per_direction_of(kStats),
+                     ref("direction_stats")),
+      optional_field("loaded_one_way", &S::loaded_one_way, per_direction_of(kStats),
+                     ref("direction_stats")),
+      field("induced_latency_ms", &S::induced_latency_ms, kNumber, type(R"("number")")),
+      field("grade", &S::grade, kString, R"({"enum": ["A+", "A", "B", "C", "D", "F"]})"),
+      field("rpm", &S::rpm, kNumber, ref("nonnegative")),
+      field("rpm_foreign_ms", &S::rpm_foreign_ms, kNumber, ref("nonnegative")),
+      field("rpm_self_ms", &S::rpm_self_ms, kNullableNumber,
+            R"({"type": ["number", "null"], "minimum": 0})"),
+      field("fairness", &S::fairness, per_direction_of(kNumber),
+            per_direction_schema(ref("fairness"))),
+      field("fairness_all", &S::fairness_all, kNumber, ref("fairness")),
+      field("per_dscp", &S::per_dscp, map_of(kStats), map_schema(ref("stats"))),
+      field("per_dscp_flow_srtt", &S::per_dscp_flow_srtt, map_of(kStats), map_schema(ref("stats"))),
+      field("goodput_bps", &S::goodput_bps, per_direction_of(kNumber),
+            per_direction_schema(ref("nonnegative")))};
+  return t;
+}
+
+const Table<Run>& run_table() {
+  using S = Run;
+  static const Table<S> t = {
+      field("label", &S::label, kString, type(R"("string")")),
+      field(
+          "params", &S::params, kParams,
+          R"({"description": "Each varied key, as written in the scenario's [vary] table, to its value in this run, in [vary] order.",
+                "type": "object", "additionalProperties": {"type": ["string", "boolean", "number"]}})"),
+      field("backend", &S::backend, kString, R"({"enum": ["sim", "emu", "live"]})"),
+      field("seed", &S::seed, kCount, ref("count")),
+      field("duration_s", &S::duration_s, kNumber, ref("seconds")),
+      field("goodput_bps", &S::goodput_bps, per_direction_of(kNumber),
+            per_direction_schema(ref("nonnegative"))),
+      field("retransmits", &S::retransmits, kCount, ref("count")),
+      field("latency_ms", &S::latency_ms, map_of(object_of(probe_table)), map_schema(ref("probe"))),
+      field("transfer", &S::transfer, per_direction_of(object_of(transfer_table)),
+            per_direction_schema(ref("direction_transfer"))),
+      field("stages", &S::stages, per_direction_of(array_of(object_of(stage_table))),
+            per_direction_schema(ref("stage_list"))),
+      field("comparison", &S::comparison, array_of(object_of(comparison_table)),
+            array_schema(ref("comparison"))),
+      field("intervals", &S::intervals, array_of(object_of(interval_table)),
+            array_schema(ref("interval"))),
+      field("queues", &S::queues, map_of(object_of(queue_table)),
+            R"({"type": "object", "propertyNames": {"enum": ["a", "b"]},
+                "additionalProperties": {"$ref": "#/$defs/queue_series"}})"),
+      // phases and latency_under_load arrived with rrul (issue 6): optional for older documents
+      field(
+          "phases", &S::phases, array_of(object_of(phase_table)),
+          R"({"description": "Phases of the run in time order (rrul: idle_before, load, idle_after); [] without phases. Optional: documents written before issue 6 lack it.",
+                "type": "array", "items": {"$ref": "#/$defs/phase"}})",
+          P::kOptional),
+      optional_field("latency_under_load", &S::latency_under_load,
+                     object_of(latency_under_load_table), ref("latency_under_load")),
+      field("config_toml", &S::config_toml, kString, type(R"("string")"))};
+  return t;
+}
+
+const Table<RunMeta>& run_meta_table() {
+  using S = RunMeta;
+  static const Table<S> t = {field("label", &S::label, kString, type(R"("string")")),
+                             field("wall_s", &S::wall_s, kNumber, ref("seconds")),
+                             field("events", &S::events, kCount, ref("count")),
+                             field("events_per_s", &S::events_per_s, kNumber, ref("nonnegative"))};
+  return t;
+}
+
+const Table<Meta>& meta_table() {
+  using S = Meta;
+  static const Table<S> t = {
+      field("nicsim_version", &S::nicsim_version, kString, R"({"type": "string", "minLength": 1})"),
+      field("git_commit", &S::git_commit, kNullableString, type(R"(["string", "null"])")),
+      field("start_time", &S::start_time, kString,
+            R"({"type": "string", "format": "date-time",
+                "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"})"),
+      field("wall_s", &S::wall_s, kNumber, ref("seconds")),
+      field("host", &S::host, kString, type(R"("string")")),
+      field("events", &S::events, kCount, ref("count")),
+      field("events_per_s", &S::events_per_s, kNumber, ref("nonnegative")),
+      field("command_line", &S::command_line, array_of(kString), array_schema(type(R"("string")"))),
+      field("runs", &S::runs, array_of(object_of(run_meta_table)), R"({"type": "array"})")};
+  return t;
+}
+
+template <class S>
+JsonObjectSpec spec(std::string pointer, const Table<S>& table) {
+  JsonObjectSpec out{std::move(pointer), {}};
+  for (const Field<S>& f : table) {
+    out.fields.push_back({f.keys, f.presence == Presence::kRequired, f.schema});
   }
-  m.start_time = get_string(o.at("start_time"), o.path("start_time"));
-  m.wall_s = get_double(o.at("wall_s"), o.path("wall_s"));
-  m.host = get_string(o.at("host"), o.path("host"));
-  m.events = get_u64(o.at("events"), o.path("events"));
-  m.events_per_s = get_double(o.at("events_per_s"), o.path("events_per_s"));
-  read_array(o.at("command_line"), o.path("command_line"),
-             [&](const J& e, const std::string& p) { m.command_line.push_back(get_string(e, p)); });
-  read_array(o.at("runs"), o.path("runs"), [&](const J& e, const std::string& p) {
-    Obj r(e, p);
-    r.expect({"label", "wall_s", "events", "events_per_s"});
-    RunMeta rm;
-    rm.label = get_string(r.at("label"), r.path("label"));
-    rm.wall_s = get_double(r.at("wall_s"), r.path("wall_s"));
-    rm.events = get_u64(r.at("events"), r.path("events"));
-    rm.events_per_s = get_double(r.at("events_per_s"), r.path("events_per_s"));
-    r.done();
-    m.runs.push_back(rm);
-  });
-  o.done();
-  return m;
+  return out;
 }
 
 }  // namespace
+
+std::vector<JsonObjectSpec> results_json_objects() {
+  return {spec("/$defs/meta", meta_table()),
+          spec("/$defs/meta/properties/runs/items", run_meta_table()),
+          spec("/$defs/run", run_table()),
+          spec("/$defs/phase", phase_table()),
+          spec("/$defs/latency_under_load", latency_under_load_table()),
+          spec("/$defs/probe", probe_table()),
+          spec("/$defs/probe_series", series_table()),
+          spec("/$defs/sender", sender_table()),
+          spec("/$defs/receiver", receiver_table()),
+          spec("/$defs/direction_transfer", transfer_table()),
+          spec("/$defs/direction_transfer/properties/flows/items", flow_transfer_table()),
+          spec("/$defs/stage_list/items", stage_table()),
+          spec("/$defs/comparison", comparison_table()),
+          spec("/$defs/interval_flow", flow_interval_table()),
+          spec("/$defs/direction_interval", direction_interval_table()),
+          spec("/$defs/interval", interval_table()),
+          spec("/$defs/queue_series", queue_table())};
+}
 
 std::string to_json(const Results& results, const JsonOptions& options) {
   J doc = J::object();
   doc["format"] = kResultsFormat;
   doc["version"] = kResultsVersion;
   if (options.include_meta) {
-    doc["meta"] = meta_json(results.meta);
+    doc["meta"] = write_object(meta_table(), results.meta);
   }
-  J runs = J::array();
-  for (const Run& r : results.runs) {
-    runs.push_back(run_json(r));
-  }
-  doc["runs"] = std::move(runs);
+  doc["runs"] = array_of(object_of(run_table)).write(results.runs);
   std::string out;
   std::string path;
   emit(out, doc, 0, path);
@@ -910,10 +848,9 @@ Results results_from_json(std::string_view text) {
   }
   Results results;
   if (const J* meta = o.find("meta")) {
-    results.meta = read_meta(*meta, "meta");
+    results.meta = read_object(meta_table(), *meta, "meta");
   }
-  read_array(o.at("runs"), "runs",
-             [&](const J& e, const std::string& p) { results.runs.push_back(read_run(e, p)); });
+  results.runs = array_of(object_of(run_table)).read(o.at("runs"), "runs");
   o.done();
   return results;
 }
