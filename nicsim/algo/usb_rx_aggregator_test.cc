@@ -294,6 +294,8 @@ TEST(UsbRxAggregator, RandomTrafficConservesFramesInOrder) {
       }
     }
     EXPECT_EQ(s.frames_in, s.frames_out + s.fifo_drops) << "seed " << seed;
+    // Every frame counted out was handed over in a completed transfer, once.
+    EXPECT_EQ(s.frames_out, out + in_transfer) << "seed " << seed;
     EXPECT_EQ(s.transfers, s.short_packets + s.zlps + s.cap_ends);
   }
 }
