@@ -22,7 +22,7 @@
 
 namespace nicsim::config {
 
-struct QdiscConfig;
+class QdiscConfig;
 struct QdiscKind;  // a registry row (qdisc_kind.h)
 
 struct HtbClassConfig {
