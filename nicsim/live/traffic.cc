@@ -94,7 +94,7 @@ struct Probe {
 // client in host a (the server only reflects), whatever the probe's configured direction, and
 // its one-way delays are known only with a shared clock.
 report::RunLayout live_layout(const TrafficPlan& plan, bool shared_clock) {
-  report::RunLayout l = config::recorder_layout(plan, Duration::s(1));
+  report::RunLayout l = config::recorder_layout(plan, report::kDefaultInterval);
   for (report::ProbeSpec& p : l.probes) {
     if (!p.icmp) {
       p.dir = Direction::kAtoB;

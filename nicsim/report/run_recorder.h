@@ -32,6 +32,9 @@ namespace nicsim::report {
 // statistics and the series (ping's -w deadline and irtt's wait play the same role).
 inline constexpr Duration kLossHorizon = Duration::s(1);
 
+// The interval table's bin when a scenario names none: iperf3's -i default.
+inline constexpr Duration kDefaultInterval = Duration::s(1);
+
 // A [published] value: a number, or text for `source` (as nicsim::config::PublishedValue).
 using PublishedValue = std::variant<double, std::string>;
 
@@ -71,7 +74,7 @@ struct PhaseSpec {
 // What the back-end runs, in its order (flow and probe indexes below are into these).
 struct RunLayout {
   Duration duration;
-  Duration interval = Duration::s(1);  // interval table bins
+  Duration interval = kDefaultInterval;  // interval table bins
   std::vector<FlowSpec> flows;
   std::vector<ProbeSpec> probes;
   std::vector<PhaseSpec> phases;  // in time order; cut at the end of a run stopped early

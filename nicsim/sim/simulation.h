@@ -28,13 +28,14 @@
 #include "nicsim/config/traffic_plan.h"
 #include "nicsim/core/time.h"
 #include "nicsim/report/results.h"
+#include "nicsim/report/run_recorder.h"
 
 namespace nicsim::sim {
 
 struct SimOptions {
-  Duration interval = Duration::s(1);           // iperf3-style interval table
-  Duration queue_sample = Duration::ms(10);     // queue / BQL time series
-  Duration progress_every = Duration::ms(500);  // simulated time between progress callbacks
+  Duration interval = report::kDefaultInterval;  // iperf3-style interval table
+  Duration queue_sample = Duration::ms(10);      // queue / BQL time series
+  Duration progress_every = Duration::ms(500);   // simulated time between progress callbacks
   // Tests: recompute each host's wake-up by a full scan of its endpoints too, and check that no
   // endpoint kept output after its host ran; throw std::logic_error otherwise.
   bool check_wakeups = false;
