@@ -2,12 +2,15 @@
 # CTest emu_readme_s3: the README's emulated seed S3 example, as printed there (four iperf3
 # CUBIC streams from the stmmac board, a TOS 0x10 ping under that load, a pcap of the wire), once
 # with BQL off and once with `--run bql=true,rate=100Mbit`. The README gives "~13.5 ms" and
-# "~5 ms" (docs/emu.md, "Seeds under the emulator"); this test holds those figures to a band of
-# +-35 % with BQL off (8.8-18.2 ms: the ring's ~120 frames, which CUBIC keeps full) and +-45 %
-# with it (2.75-7.25 ms: BQL's limit adapts to the real-time completion timing, so the ring
-# depth varies from run to run; seen 3.8-5.8 ms on an idle 2-core machine), requires
-# BQL on < off, all 50 pings answered, and a pcap file with frames. Bounded: two emulations
-# of ~9 s each. Usage: readme_s3_test.sh NICSIM SOURCE_DIR
+# "~5-8 ms" (docs/emu.md, "Seeds under the emulator"). BQL off is held to +-35 % of 13.5 ms
+# (8.8-18.2 ms: the ring's ~120 frames, which CUBIC keeps full; a property of the model, the
+# same on every machine). BQL on is held to 2.5-10 ms and to at most 0.75x the BQL-off run:
+# BQL's limit adapts to the real-time completion timing, so the ring depth it allows depends
+# on how punctually this machine's emulator completes frames (seen 3.8-5.8 ms on an idle
+# 2-core machine, 7.8 ms on a CI machine of the same size: 0.58x its BQL-off 13.5 ms); a
+# doubling of the ~5 ms, or BQL no longer cutting the ring, fails. All 50 pings answered and
+# a pcap file with frames. Bounded: two emulations of ~9 s each.
+# Usage: readme_s3_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
 nicsim=$1
 src=$2
@@ -39,7 +42,8 @@ for bql in false true; do
 done
 in_band() { awk -v v="$1" -v c="$2" -v w="$3" 'BEGIN { exit !(v >= (1 - w) * c && v <= (1 + w) * c) }'; }
 in_band "${avg[false]}" 13.5 0.35 || fail "BQL off: ping avg ${avg[false]} ms outside the README's ~13.5 ms +-35 %"
-in_band "${avg[true]}" 5 0.45 || fail "BQL on: ping avg ${avg[true]} ms outside the README's ~5 ms +-45 %"
-awk -v off="${avg[false]}" -v on="${avg[true]}" 'BEGIN { exit !(on < off) }' \
-  || fail "BQL on (${avg[true]} ms) is not below BQL off (${avg[false]} ms)"
-echo "ok: README S3 ping avg ${avg[false]} ms (BQL off, ~13.5) -> ${avg[true]} ms (BQL on, ~5)"
+awk -v v="${avg[true]}" 'BEGIN { exit !(v >= 2.5 && v <= 10) }' \
+  || fail "BQL on: ping avg ${avg[true]} ms outside the README's ~5-8 ms (band 2.5-10 ms)"
+awk -v off="${avg[false]}" -v on="${avg[true]}" 'BEGIN { exit !(on <= 0.75 * off) }' \
+  || fail "BQL on (${avg[true]} ms) is not at most 0.75x BQL off (${avg[false]} ms)"
+echo "ok: README S3 ping avg ${avg[false]} ms (BQL off, ~13.5) -> ${avg[true]} ms (BQL on, ~5-8)"
