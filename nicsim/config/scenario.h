@@ -4,7 +4,8 @@
 // format with a complete annotated example; in short:
 //
 //   [scenario]   name, description, duration, seed
-//   [hosts.<h>]  exactly two hosts: cpu (preset name or table with `preset` + CpuCosts keys),
+//   [hosts.<h>]  two or more hosts (more need [[links]]; network.h has the network syntax:
+//                [routers.<r>], [[links]], [[routes]]): cpu (preset name or table with `preset` + CpuCosts keys),
 //                nic (preset name or table with `preset` + the preset's keys as overrides),
 //                qdisc (kind or table, see qdisc.h; default pfifo_fast), [hosts.<h>.tcp]
 //   [wire]       rate, delay (one way), loss, jitter — the same in both directions
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "nicsim/config/error.h"
+#include "nicsim/config/network.h"
 #include "nicsim/config/presets.h"
 #include "nicsim/config/qdisc.h"
 #include "nicsim/core/rate.h"
@@ -66,17 +68,6 @@ struct HostConfig {
   QdiscConfig qdisc;
   TcpConfig tcp;
   bool operator==(const HostConfig& o) const;
-};
-
-// One direction's link; [wire] applies to both directions.
-struct WireConfig {
-  Rate rate;
-  Duration delay;        // one way
-  int64_t loss_ppb = 0;  // loss probability in parts per billion ("0.1%" = 1,000,000)
-  Duration jitter;       // extra delay, uniform in [0, jitter]
-  // model::Wire::Params for one direction (loss as a probability; seed from the scenario).
-  model::Wire::Params params(uint64_t seed) const;
-  bool operator==(const WireConfig&) const = default;
 };
 
 // Bulk TCP flows from `from` to `to` (the data direction).
@@ -166,8 +157,11 @@ struct Scenario {
   std::string description;
   Duration duration;
   uint64_t seed = 1;
-  std::vector<HostConfig> hosts;  // exactly two, in the order written
-  WireConfig wire;
+  std::vector<HostConfig> hosts;  // two or more, in the order written (network.h)
+  WireConfig wire;                // the two-host form's link (no [[links]]); unused otherwise
+  std::vector<RouterConfig> routers;  // network.h: [routers.<r>]
+  std::vector<LinkConfig> links;      // [[links]]; empty: the two-host form (hosts + [wire])
+  std::vector<RouteConfig> routes;    // [[routes]] overrides
   TrafficConfig traffic;
   std::vector<VaryAxis> vary;  // empty in a run's scenario
   std::vector<PublishedEntry> published;
