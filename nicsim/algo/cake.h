@@ -126,7 +126,8 @@ class Cake {
   const Stats& stats() const { return stats_; }
   const Params& params() const { return params_; }
   void set_observer(Observer* o) { observer_ = o; }
-  // The TCP header reader the ACK filter uses (nullptr: no packet is a known TCP ACK).
+  // The TCP header reader the ACK filter uses; the default reads emulated frames' bytes
+  // (CakeFrameTcpReader); nullptr: no packet is a known TCP ACK.
   void set_tcp_reader(const CakeTcpReader* r) { tcp_reader_ = r; }
 
   // tc -s, per tin in tc's display order, and the global lines.
@@ -273,7 +274,7 @@ class Cake {
   uint64_t backlog_bytes_ = 0;  // bytes, stash included
   uint32_t stash_ = kNil;
   uint64_t rng_;
-  const CakeTcpReader* tcp_reader_ = nullptr;
+  const CakeTcpReader* tcp_reader_ = &CakeFrameTcpReader::instance();
   Stats stats_;
   Observer* observer_ = nullptr;
 };

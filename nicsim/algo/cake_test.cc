@@ -9,7 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "nicsim/testing/packet_factory.h"
@@ -365,6 +368,49 @@ TEST(Cake, IngressModeChargesDropsToTheShaper) {
   const auto [out_ingress, drops_ingress] = run(true);
   EXPECT_GT(drops_ingress, 0u);
   EXPECT_LT(out_ingress + 50, out_egress);  // drops consumed shaper time
+}
+
+// "Piece of CAKE" Figure 1: the probability that a new flow meets a hash collision against the
+// number of active flows, 1024 queues, plain hashing vs 8-way set-associative. A new flow
+// collides in CAKE only when all 8 ways of its set are taken: P = P(Binomial(k, 8/1024) >= 8),
+// against 1 - (1 - 1/1024)^k for a plain hash. Measured through the element's way_cols.
+double binomial_at_least(int k, double p, int at_least) {
+  double below = 0;
+  double term = std::pow(1 - p, k);  // P(X = 0)
+  for (int i = 0; i < at_least; ++i) {
+    below += term;
+    term *= (k - i) / static_cast<double>(i + 1) * p / (1 - p);
+  }
+  return 1 - below;
+}
+
+TEST(Cake, CollisionProbabilityIsThePapersFigure1) {
+  Cake::Params p;
+  p.flow_mode = Cake::FlowMode::kFlows;
+  p.diffserv = CakeDiffserv::kBesteffort;
+  std::mt19937 rng(42);
+  constexpr int kTrials = 600;
+  for (int k : {100, 300, 500, 700, 1000}) {
+    int collided = 0;
+    for (int trial = 0; trial < kTrials; ++trial) {
+      Cake q(p);
+      PacketFactory f;
+      for (int i = 0; i < k; ++i) {
+        q.enqueue(pkt(f, static_cast<uint32_t>(rng()), 64), Time::zero());
+      }
+      const uint64_t before = q.tin_stats(0).way_collisions;
+      q.enqueue(pkt(f, static_cast<uint32_t>(rng()), 64), Time::zero());
+      collided += q.tin_stats(0).way_collisions > before ? 1 : 0;
+    }
+    const double measured = static_cast<double>(collided) / kTrials;
+    const double set_assoc = binomial_at_least(k, 8.0 / 1024, 8);
+    const double plain = 1 - std::pow(1 - 1.0 / 1024, k);
+    const double sigma = std::sqrt(set_assoc * (1 - set_assoc) / kTrials);
+    EXPECT_NEAR(measured, set_assoc, 4 * sigma + 0.01) << k << " flows";
+    EXPECT_LT(measured, plain) << k << " flows";
+    std::printf("  %4d flows: set-associative %.4f (analytic %.4f), plain hash %.4f\n", k, measured,
+                set_assoc, plain);
+  }
 }
 
 TEST(Cake, ValidateNamesTheKey) {
