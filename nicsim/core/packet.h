@@ -22,13 +22,13 @@ enum class Ecn : uint8_t { kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3 };
 
 // Where a packet was when a timestamp was taken; used to attribute latency per stage.
 enum class Stage : uint8_t {
-  kCreated = 0,  // handed to the stack by the application / traffic source
-  kQdiscIn,      // entered the qdisc
-  kRingIn,       // entered the driver TX ring
-  kWireStart,    // first bit on the wire (or USB bulk-OUT)
-  kWireEnd,      // last bit arrived at the receiving NIC
-  kRxDeliver,    // the receiving driver handed it to the stack (after USB/coalescing/NAPI)
-  kStackIn,      // the receiving stack/socket consumed it
+  kCreated = 0,    // handed to the stack by the application / traffic source
+  kQdiscIn,        // entered the qdisc
+  kRingIn,         // entered the driver TX ring
+  kWireStart,      // first bit on the wire (or USB bulk-OUT)
+  kWireEnd,        // last bit arrived at the receiving NIC
+  kRxDeliver,      // the receiving driver handed it to the stack (after USB/coalescing/NAPI)
+  kStackIn,        // the receiving stack/socket consumed it
   kCount
 };
 inline constexpr size_t kStageCount = static_cast<size_t>(Stage::kCount);
@@ -58,24 +58,24 @@ struct Packet {
   Packet& operator=(Packet&&) noexcept = default;
   ~Packet() = default;
 
-  uint64_t id = 0;         // unique per packet within a run (tracing, property tests)
-  uint32_t len = 0;        // bytes, as skb->len (L2 header + payload, no FCS)
-  uint32_t flow_hash = 0;  // flow-dissector hash (skb_get_hash); fq_codel classifies on it
-  uint32_t flow_id = 0;    // the traffic source's flow (reports)
-  uint16_t gso_segs = 1;   // segments in a GSO super-packet (1 = ordinary packet)
+  uint64_t id = 0;          // unique per packet within a run (tracing, property tests)
+  uint32_t len = 0;         // bytes, as skb->len (L2 header + payload, no FCS)
+  uint32_t flow_hash = 0;   // flow-dissector hash (skb_get_hash); fq_codel classifies on it
+  uint32_t flow_id = 0;     // the traffic source's flow (reports)
+  uint16_t gso_segs = 1;    // segments in a GSO super-packet (1 = ordinary packet)
   // GSO: bytes (skb->len) of every segment but the last; the last gets the rest of `len`.
   // 0 = split `len` into near-equal parts. (Linux's gso_size counts payload only; here the
   // sender states the frame size so segmentation is exact without a header length.)
   uint16_t gso_size = 0;
-  uint16_t gso_index = 0;  // which segment of its GSO parent this frame is (set by segmentation)
-  uint8_t priority = 0;    // skb->priority, 0..15
-  uint8_t tos = 0;         // DSCP << 2 | ECN
-  uint16_t dst_host = 0;   // destination host (config::Network node index): routers route on it
-  uint16_t src_host = 0;   // source host (config::Network node index); CAKE's host isolation
-  uint32_t meta = 0;       // back-end handle to protocol metadata (TCP/ICMP/UDP); 0 = none
-  Time enqueue_ts;         // set by the queue currently holding the packet (sojourn time)
+  uint16_t gso_index = 0;   // which segment of its GSO parent this frame is (set by segmentation)
+  uint8_t priority = 0;     // skb->priority, 0..15
+  uint8_t tos = 0;          // DSCP << 2 | ECN
+  uint16_t dst_host = 0;    // destination host (config::Network node index): routers route on it
+  uint16_t src_host = 0;    // source host (config::Network node index); CAKE's host isolation
+  uint32_t meta = 0;        // back-end handle to protocol metadata (TCP/ICMP/UDP); 0 = none
+  Time enqueue_ts;          // set by the queue currently holding the packet (sojourn time)
   std::array<Time, kStageCount> stage_ts{};  // per-stage timestamps, zero = not reached
-  Payload payload;                           // real frame bytes (emulator only)
+  Payload payload;          // real frame bytes (emulator only)
 
   uint8_t dscp() const { return static_cast<uint8_t>(tos >> 2); }
   Ecn ecn() const { return static_cast<Ecn>(tos & 0x3); }
