@@ -71,6 +71,7 @@ struct Packet {
   uint8_t priority = 0;     // skb->priority, 0..15
   uint8_t tos = 0;          // DSCP << 2 | ECN
   uint16_t dst_host = 0;    // destination host (config::Network node index): routers route on it
+  uint16_t src_host = 0;    // source host (config::Network node index); CAKE's host isolation
   uint32_t meta = 0;        // back-end handle to protocol metadata (TCP/ICMP/UDP); 0 = none
   Time enqueue_ts;          // set by the queue currently holding the packet (sojourn time)
   std::array<Time, kStageCount> stage_ts{};  // per-stage timestamps, zero = not reached
