@@ -407,32 +407,34 @@ struct EdtFq {
   void set_observer(Observer* o) { q.set_observer(o); }
 };
 
-TEST(FqProperties, Default) {
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
-    Fq q;
+// Runs the property driver on `seeds` fresh elements from make().
+template <class Make>
+void check_seeds(uint64_t seeds, Make make) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    auto q = make();
     testing::check_queue_properties(q, {.seed = seed});
   }
+}
+
+TEST(FqProperties, Default) {
+  check_seeds(4, [] { return Fq(); });
 }
 
 TEST(FqProperties, MaxrateAndSmallLimits) {
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
-    Fq q(Fq::Params{.limit = 50, .flow_limit = 20, .maxrate = 100_mbit, .buckets = 4});
-    testing::check_queue_properties(q, {.seed = seed});
-  }
+  check_seeds(4, [] {
+    return Fq(Fq::Params{.limit = 50, .flow_limit = 20, .maxrate = 100_mbit, .buckets = 4});
+  });
 }
 
 TEST(FqProperties, EdtTimestamps) {
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
-    EdtFq q;
-    testing::check_queue_properties(q, {.seed = seed});
-  }
+  check_seeds(4, [] { return EdtFq(); });
 }
 
 TEST(FqProperties, EdtWithOffloadHorizonAndCeThreshold) {
-  for (uint64_t seed = 1; seed <= 2; ++seed) {
-    EdtFq q{Fq(Fq::Params{.maxrate = 50_mbit, .ce_threshold = 100_us, .offload_horizon = 200_us})};
-    testing::check_queue_properties(q, {.seed = seed});
-  }
+  check_seeds(2, [] {
+    return EdtFq{
+        Fq(Fq::Params{.maxrate = 50_mbit, .ce_threshold = 100_us, .offload_horizon = 200_us})};
+  });
 }
 
 }  // namespace
