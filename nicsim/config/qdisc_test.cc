@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/config/error.h"
 #include "nicsim/config/qdisc_internal.h"
@@ -89,6 +90,17 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
   const QdiscConfig pfifo = parse("qdisc = \"pfifo\"");
   AnyQueue p = pfifo.build();
   EXPECT_TRUE(pfifo.counters(p).empty());
+  // fq: tc -s's "flows N (inactive N throttled N) gc N fastpath N ...": two packets due now
+  // into an empty fq take the fast path and create no flow.
+  const QdiscConfig fqc = parse("qdisc = { kind = \"fq\", flow_limit = 50 }");
+  EXPECT_EQ(fqc.params<algo::Fq::Params>().flow_limit, 50);
+  AnyQueue f = fqc.build();
+  f.enqueue(pf.make(1514, 1), Time::zero());
+  f.enqueue(pf.make(1514, 2), Time::zero());
+  const std::vector<QdiscCounter> fc = fqc.counters(f);
+  ASSERT_GE(fc.size(), 5u);
+  EXPECT_EQ(fc[0], (QdiscCounter{"flows", 0}));
+  EXPECT_EQ(fc[4], (QdiscCounter{"fastpath", 2}));
 }
 
 TEST(QdiscRegistry, ErrorsNameTheKey) {
