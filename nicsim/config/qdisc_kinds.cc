@@ -11,6 +11,7 @@
 #include "nicsim/algo/cake.h"
 #include "nicsim/algo/codel.h"
 #include "nicsim/algo/fifo.h"
+#include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/algo/htb.h"
 #include "nicsim/algo/pfifo_fast.h"
@@ -35,6 +36,7 @@ using PfifoFast = algo::PfifoFast::Params;
 using Codel = algo::Codel::Params;
 using FqCodel = algo::FqCodel::Params;
 using Tbf = algo::Tbf::Params;
+using Fq = algo::Fq::Params;
 
 // CoDel's control-law counters (tc -s: "dropped", "ecn_mark", "ce_mark", "maxpacket").
 void add_codel_counters(std::vector<QdiscCounter>& out, const algo::CodelStats& c) {
@@ -313,7 +315,8 @@ QdiscKind cake() {
 
 const std::vector<QdiscKind>& qdisc_kinds() {
   static const std::vector<QdiscKind> kKinds = {pfifo(),    bfifo(), pfifo_fast(), codel(),
-                                                fq_codel(), tbf(),   htb(),        cake()};
+                                                fq_codel(), tbf(),   htb(),        cake(),
+                                                fq()};
   return kKinds;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "nicsim/algo/cake.h"
+#include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/config/error.h"
 #include "nicsim/config/qdisc_internal.h"
@@ -38,7 +39,7 @@ std::string error_of(const std::string& toml_text) {
 
 TEST(QdiscRegistry, KindsAreTheDocumentedOnesInOrder) {
   EXPECT_EQ(qdisc_kind_names(), (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel",
-                                                          "fq_codel", "tbf", "htb", "cake"}));
+                                                          "fq_codel", "tbf", "htb", "cake", "fq"}));
   EXPECT_EQ(QdiscConfig().kind(), "pfifo_fast");  // Linux default_qdisc
   EXPECT_THROW(QdiscConfig::of_kind("sfq_not_yet"), std::invalid_argument);
 }
@@ -91,6 +92,17 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
   const QdiscConfig pfifo = parse("qdisc = \"pfifo\"");
   AnyQueue p = pfifo.build();
   EXPECT_TRUE(pfifo.counters(p).empty());
+  // fq: tc -s's "flows N (inactive N throttled N) gc N fastpath N ...": two packets due now
+  // into an empty fq take the fast path and create no flow.
+  const QdiscConfig fqc = parse("qdisc = { kind = \"fq\", flow_limit = 50 }");
+  EXPECT_EQ(fqc.params<algo::Fq::Params>().flow_limit, 50);
+  AnyQueue f = fqc.build();
+  f.enqueue(pf.make(1514, 1), Time::zero());
+  f.enqueue(pf.make(1514, 2), Time::zero());
+  const std::vector<QdiscCounter> fc = fqc.counters(f);
+  ASSERT_GE(fc.size(), 5u);
+  EXPECT_EQ(fc[0], (QdiscCounter{"flows", 0}));
+  EXPECT_EQ(fc[4], (QdiscCounter{"fastpath", 2}));
 }
 
 TEST(QdiscRegistry, CakeTakesTcKeywordsAndReportsTcStatistics) {
@@ -125,7 +137,7 @@ TEST(QdiscRegistry, CakeTakesTcKeywordsAndReportsTcStatistics) {
 TEST(QdiscRegistry, ErrorsNameTheKey) {
   EXPECT_EQ(error_of("qdisc = \"sfq\""),
             "q.toml:1:1: qdisc: expected one of pfifo, bfifo, pfifo_fast, codel, fq_codel, tbf, "
-            "htb, cake, got \"sfq\"");
+            "htb, cake, fq, got \"sfq\"");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"pfifo_fast\"\npriomap = [1, 2]"),
             "q.toml:3:1: qdisc.priomap: expected 16 bands (one per skb->priority 0..15), got 2");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"fq_codel\"\nflows = 0"),
