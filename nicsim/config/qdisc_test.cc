@@ -35,8 +35,9 @@ std::string error_of(const std::string& toml_text) {
 }
 
 TEST(QdiscRegistry, KindsAreTheDocumentedOnesInOrder) {
-  EXPECT_EQ(qdisc_kind_names(), (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel",
-                                                          "fq_codel", "tbf", "htb"}));
+  EXPECT_EQ(qdisc_kind_names(),
+            (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel", "fq_codel", "tbf",
+                                      "htb", "pie", "fq_pie", "dualpi2"}));
   EXPECT_EQ(QdiscConfig().kind(), "pfifo_fast");  // Linux default_qdisc
   EXPECT_THROW(QdiscConfig::of_kind("cake_not_yet"), std::invalid_argument);
 }
@@ -94,7 +95,7 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
 TEST(QdiscRegistry, ErrorsNameTheKey) {
   EXPECT_EQ(error_of("qdisc = \"cake\""),
             "q.toml:1:1: qdisc: expected one of pfifo, bfifo, pfifo_fast, codel, fq_codel, tbf, "
-            "htb, got \"cake\"");
+            "htb, pie, fq_pie, dualpi2, got \"cake\"");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"pfifo_fast\"\npriomap = [1, 2]"),
             "q.toml:3:1: qdisc.priomap: expected 16 bands (one per skb->priority 0..15), got 2");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"fq_codel\"\nflows = 0"),
