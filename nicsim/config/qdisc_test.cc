@@ -87,6 +87,26 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
   const std::vector<QdiscCounter> c = fq.counters(q);
   ASSERT_GE(c.size(), 3u);
   EXPECT_EQ(c[2], (QdiscCounter{"new_flow_count", 2}));
+  // The PIE family's rows (h-pie): tc -s names in tc's order, values from the element.
+  const QdiscConfig pie = parse("qdisc = \"pie\"");
+  AnyQueue pq = pie.build();
+  pq.enqueue(pf.make(1514, 1), Time::zero());
+  const std::vector<QdiscCounter> pc = pie.counters(pq);
+  std::vector<std::string> names;
+  for (const QdiscCounter& x : pc) {
+    names.push_back(x.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"prob", "delay", "pkts_in", "overlimit", "dropped",
+                                             "maxq", "ecn_mark"}));
+  EXPECT_EQ(pc[2], (QdiscCounter{"pkts_in", 1}));
+  const QdiscConfig dualpi2 = parse("qdisc = { kind = \"dualpi2\", step_packets = 5 }");
+  AnyQueue dq = dualpi2.build();
+  dq.enqueue(pf.make(1514, 1, 0, 0x01), Time::zero());  // ECT(1): the L-queue
+  const std::vector<QdiscCounter> dc = dualpi2.counters(dq);
+  ASSERT_GE(dc.size(), 3u);
+  EXPECT_EQ(dc[2], (QdiscCounter{"pkts_in_l", 1}));
+  EXPECT_EQ(detail::dump_qdisc(dualpi2, "qdisc").find("step_packets = 5") != std::string::npos,
+            true);
   const QdiscConfig pfifo = parse("qdisc = \"pfifo\"");
   AnyQueue p = pfifo.build();
   EXPECT_TRUE(pfifo.counters(p).empty());
