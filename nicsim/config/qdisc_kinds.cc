@@ -314,6 +314,76 @@ QdiscKind cake() {
   return k;
 }
 
+// fq (tc-fq(8) keywords; sch_fq.c fq_init defaults, docs/algorithms/fq.md). Not a bypass
+// kind: "FQ can not use generic TCQ_F_CAN_BYPASS infrastructure" (it has its own fast path).
+QdiscKind fq() {
+  Field<QdiscConfig> priomap = qfield<Fq>(
+      "priomap", Kind::kIntList, [](Fq& p) -> std::array<int32_t, 16>& { return p.priomap; });
+  priomap.check = [](const detail::Value& v) -> std::optional<std::string> {
+    const auto& l = std::get<std::vector<int64_t>>(v);
+    if (l.size() != 16) {
+      return "expected 16 bands (one per skb->priority 0..15), got " + std::to_string(l.size());
+    }
+    return std::nullopt;  // each entry's range: Fq::Params::validate
+  };
+  Field<QdiscConfig> weights = qfield<Fq>(
+      "weights", Kind::kIntList, [](Fq& p) -> std::array<int32_t, 3>& { return p.weights; });
+  weights.check = [](const detail::Value& v) -> std::optional<std::string> {
+    const auto& l = std::get<std::vector<int64_t>>(v);
+    if (l.size() != 3) {
+      return "expected 3 weights (bands 0..2), got " + std::to_string(l.size());
+    }
+    return std::nullopt;
+  };
+  QdiscKind k = simple_kind<algo::Fq>(
+      "fq", [] { return Fq{}; },
+      {qfield<Fq>("limit", Kind::kInt, [](Fq& p) -> int64_t& { return p.limit; }),
+       qfield<Fq>("flow_limit", Kind::kInt, [](Fq& p) -> int64_t& { return p.flow_limit; }),
+       qfield<Fq>("quantum", Kind::kBytes, [](Fq& p) -> int64_t& { return p.quantum; }),
+       qfield<Fq>("initial_quantum", Kind::kBytes,
+                  [](Fq& p) -> int64_t& { return p.initial_quantum; }),
+       unset_if_zero(qfield<Fq>("maxrate", Kind::kRate, [](Fq& p) -> Rate& { return p.maxrate; })),
+       qfield<Fq>("buckets", Kind::kInt, [](Fq& p) -> int64_t& { return p.buckets; }),
+       qfield<Fq>("refill_delay", Kind::kDuration,
+                  [](Fq& p) -> Duration& { return p.refill_delay; }),
+       qfield<Fq>("orphan_mask", Kind::kInt, [](Fq& p) -> int64_t& { return p.orphan_mask; }),
+       qfield<Fq>("low_rate_threshold", Kind::kRate,
+                  [](Fq& p) -> Rate& { return p.low_rate_threshold; }),
+       qfield<Fq>("ce_threshold", Kind::kDuration,
+                  [](Fq& p) -> std::optional<Duration>& { return p.ce_threshold; }),
+       qfield<Fq>("horizon", Kind::kDuration, [](Fq& p) -> Duration& { return p.horizon; }),
+       qfield<Fq>("horizon_drop", Kind::kBool, [](Fq& p) -> bool& { return p.horizon_drop; }),
+       qfield<Fq>("pacing", Kind::kBool, [](Fq& p) -> bool& { return p.pacing; }),
+       unset_if_zero(qfield<Fq>("offload_horizon", Kind::kDuration,
+                                [](Fq& p) -> Duration& { return p.offload_horizon; })),
+       priomap, weights,
+       qfield<Fq>("orphan", Kind::kBool, [](Fq& p) -> bool& { return p.orphan; })},
+      [](const Fq&) { return false; });
+  // tc -s qdisc show ... fq: "flows N (inactive N throttled N) gc N fastpath N throttled N
+  // flows_plimit N pkts_too_long N horizon_drops N horizon_caps N ce_mark N" and per band.
+  k.counters = [](AnyQueue& q) {
+    const algo::Fq& e = *q.get<algo::Fq>();
+    const algo::Fq::Stats& s = e.stats();
+    std::vector<QdiscCounter> out = {{"flows", e.flows()},
+                                     {"inactive", e.inactive_flows()},
+                                     {"throttled_flows", e.throttled_flows()},
+                                     {"gc", s.gc_flows},
+                                     {"fastpath", s.fastpath_packets},
+                                     {"throttled", s.throttled},
+                                     {"flows_plimit", s.flows_plimit},
+                                     {"pkts_too_long", s.pkts_too_long},
+                                     {"horizon_drops", s.horizon_drops},
+                                     {"horizon_caps", s.horizon_caps},
+                                     {"ce_mark", s.ce_mark}};
+    for (int b = 0; b < algo::Fq::kBands; ++b) {
+      out.push_back({"band" + std::to_string(b) + "_pkts", e.band_packets(b)});
+      out.push_back({"band" + std::to_string(b) + "_drops", s.band_drops[static_cast<size_t>(b)]});
+    }
+    return out;
+  };
+  return k;
+}
+
 // ---- PIE family (h-pie): pie, fq_pie, dualpi2 ----
 
 // tc -s qdisc show's PIE xstats (iproute2 q_pie.c): prob as tc_pie_xstats carries it (the
