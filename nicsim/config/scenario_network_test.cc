@@ -11,6 +11,7 @@
 
 #include "nicsim/config/network.h"
 #include "nicsim/config/scenario.h"
+#include "nicsim/config/traffic_plan.h"
 
 namespace nicsim::config {
 namespace {
@@ -174,6 +175,55 @@ TEST(ScenarioNetwork, VaryReachesLinkAndRouterKeys) {
   EXPECT_EQ(s.routers[1].interfaces[0].nic.preset, "generic-10g");
   EXPECT_EQ(s.routers[1].interfaces[0].nic.platform.tx_ring_size, 128);  // the override stays
   EXPECT_EQ(load(dump(s)).runs.at(0).scenario, s);
+}
+
+// Traffic between any two hosts of a network: plan() by host index, recorder_layout() with the
+// hosts' names and a->b for a sender written before its receiver; rrul with any client/server.
+TEST(ScenarioNetwork, PlansTrafficBetweenAnyHosts) {
+  const Scenario s = load(dumbbell(0, "",
+                                   "[[traffic.rrul]]\nfrom = \"d2\"\nto = \"s1\"\nidle = \"1s\"\n"
+                                   "load = \"2s\"\n"))
+                         .runs.at(0)
+                         .scenario;
+  const TrafficPlan p = plan(s);
+  EXPECT_TRUE(p.network);
+  EXPECT_EQ(p.hosts, (std::vector<std::string>{"s1", "s2", "d1", "d2"}));
+  ASSERT_EQ(p.flows.size(), 2u + 8u);
+  EXPECT_EQ(p.flows[0].from, 0u);  // s1 -> d1
+  EXPECT_EQ(p.flows[0].to, 2u);
+  EXPECT_EQ(p.flows[1].from, 1u);  // s2 -> d2
+  EXPECT_EQ(p.flows[1].to, 3u);
+  EXPECT_EQ(p.flows[2].name, "TCP upload BE");  // rrul: uploads client d2 -> server s1
+  EXPECT_EQ(p.flows[2].from, 3u);
+  EXPECT_EQ(p.flows[2].to, 0u);
+  EXPECT_EQ(p.flows[6].from, 0u);  // downloads s1 -> d2
+  const report::RunLayout l = recorder_layout(p, report::kDefaultInterval);
+  EXPECT_TRUE(l.network);
+  EXPECT_EQ(l.flows[0].dir, report::Direction::kAtoB);
+  EXPECT_EQ(l.flows[0].from, "s1");
+  EXPECT_EQ(l.flows[0].to, "d1");
+  EXPECT_EQ(l.flows[2].dir, report::Direction::kBtoA);  // d2 was written after s1
+  EXPECT_EQ(l.flows[2].from, "d2");
+  ASSERT_EQ(l.probes.size(), 4u);  // rrul's probes: client d2 -> server s1
+  EXPECT_EQ(l.probes.front().from, "d2");
+  EXPECT_EQ(l.probes.front().to, "s1");
+  EXPECT_EQ(l.probes.front().dir, report::Direction::kBtoA);
+}
+
+// The two-host form's layout names no hosts: its results keep the fields they had.
+TEST(ScenarioNetwork, TwoHostLayoutNamesNoHosts) {
+  const Scenario s = load(
+                         "[scenario]\nname = \"t\"\nduration = \"1s\"\n[hosts.a]\ncpu = "
+                         "\"x86-desktop\"\nnic = \"generic-1g\"\n[hosts.b]\ncpu = "
+                         "\"x86-desktop\"\nnic = \"generic-1g\"\n[wire]\nrate = \"1Gbit\"\n"
+                         "delay = \"1ms\"\n[[traffic.tcp]]\nfrom = \"b\"\nto = \"a\"\n")
+                         .runs.at(0)
+                         .scenario;
+  const report::RunLayout l = recorder_layout(plan(s), report::kDefaultInterval);
+  EXPECT_FALSE(l.network);
+  ASSERT_EQ(l.flows.size(), 1u);
+  EXPECT_EQ(l.flows[0].dir, report::Direction::kBtoA);
+  EXPECT_EQ(l.flows[0].from, "");
 }
 
 // docs/scenarios.md's dumbbell (the block after the "network example" marker) is the testdata
