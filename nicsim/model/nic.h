@@ -31,11 +31,11 @@ namespace nicsim::model {
 struct TxRelease {
   uint64_t packet_id = 0;  // the id of the packet the stack handed to send()
   uint32_t flow_id = 0;
-  uint32_t bytes = 0;      // skb->len of this frame (a GSO segment's own length)
+  uint32_t bytes = 0;        // skb->len of this frame (a GSO segment's own length)
   bool last_segment = true;  // the last frame of a software-segmented GSO packet
-  uint32_t meta = 0;       // the packet's metadata handle (Packet::meta)
-  uint16_t gso_index = 0;  // which segment of its GSO parent (Packet::gso_index)
-  uint16_t segs = 1;       // segments this release covers: a whole GSO/TSO unit has gso_segs
+  uint32_t meta = 0;         // the packet's metadata handle (Packet::meta)
+  uint16_t gso_index = 0;    // which segment of its GSO parent (Packet::gso_index)
+  uint16_t segs = 1;         // segments this release covers: a whole GSO/TSO unit has gso_segs
 };
 
 // The release record of `p` as it stands (a frame, a segment, or a whole GSO unit).
@@ -57,12 +57,12 @@ class NicSink {
 
 // Summary counters every NIC reports (more detail in each model's own stats).
 struct NicCounters {
-  uint64_t tx_packets = 0;      // frames put on the wire
+  uint64_t tx_packets = 0;  // frames put on the wire
   uint64_t tx_bytes = 0;
   uint64_t tx_qdisc_drops = 0;  // packets the qdisc dropped
   uint64_t rx_packets = 0;      // frames delivered to the stack
   uint64_t rx_bytes = 0;
-  uint64_t rx_drops = 0;        // frames lost in the NIC (ring/FIFO overflow, malformed)
+  uint64_t rx_drops = 0;  // frames lost in the NIC (ring/FIFO overflow, malformed)
   uint64_t interrupts = 0;
   uint64_t doorbells = 0;
 };
@@ -71,9 +71,9 @@ struct NicCounters {
 struct NicQueueSample {
   uint64_t qdisc_packets = 0;
   uint64_t qdisc_bytes = 0;
-  uint64_t ring_packets = 0;   // TX ring (or usbnet TX queue) occupancy
+  uint64_t ring_packets = 0;  // TX ring (or usbnet TX queue) occupancy
   uint64_t ring_bytes = 0;
-  uint64_t bql_limit = 0;      // 0 without BQL
+  uint64_t bql_limit = 0;  // 0 without BQL
   uint64_t device_fifo_bytes = 0;
 };
 
@@ -143,6 +143,9 @@ class Nic {
   virtual NicCounters counters() const = 0;
   virtual NicQueueSample queue_sample() const = 0;
   virtual std::string describe() const = 0;  // one line: model, key settings
+  // The device's qdisc (for its kind's own counters, `tc -s qdisc show`); null when the NIC
+  // has none of its own.
+  virtual AnyQueue* qdisc_queue() { return nullptr; }
 };
 
 }  // namespace nicsim::model

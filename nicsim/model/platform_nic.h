@@ -231,6 +231,7 @@ class PlatformNic final : public Nic {
   NicCounters counters() const override;
   NicQueueSample queue_sample() const override;
   std::string describe() const override;
+  AnyQueue* qdisc_queue() override { return &qdisc_; }
 
   // RX ring drops are reported here (DropReason::kRingFull); the qdisc has its own observer.
   void set_observer(Observer* o) {
@@ -274,7 +275,7 @@ class PlatformNic final : public Nic {
   static constexpr Time kNever = Time::max();  // "no such event" for the cached times
 
   struct TxSlot {
-    Packet frame;  // the frame (TSO: super-packet) until its last bit is handed out
+    Packet frame;       // the frame (TSO: super-packet) until its last bit is handed out
     TxRelease release;  // what the socket gets back; release.bytes is also what BQL counts
     uint32_t descs = 0;
     uint16_t segs = 1;  // wire frames (TSO: gso_segs)

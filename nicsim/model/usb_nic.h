@@ -261,6 +261,7 @@ class UsbNic final : public Nic {
   NicCounters counters() const override;
   NicQueueSample queue_sample() const override;
   std::string describe() const override;
+  AnyQueue* qdisc_queue() override { return &qdisc_; }
 
   // Drops inside the NIC (device FIFO overflow, malformed framing) go to `o`. The qdisc's own
   // observer is set on the qdisc.

@@ -421,6 +421,13 @@ const Codec<double> kNumber{[](const double& x) { return J(x); }, get_double};
 const Codec<uint64_t> kCount{[](const uint64_t& x) { return J(x); }, get_u64};
 const Codec<int64_t> kInteger{[](const int64_t& x) { return J(x); }, get_i64};
 const Codec<std::string> kString{[](const std::string& x) { return J(x); }, get_string};
+const Codec<bool> kBool{[](const bool& x) { return J(x); },
+                        [](const J& v, const std::string& path) {
+                          if (!v.is_boolean()) {
+                            fail(path, "expected a boolean, got " + type_name(v));
+                          }
+                          return v.get<bool>();
+                        }};
 const Codec<uint8_t> kDscp{[](const uint8_t& x) { return J(x); }, get_dscp};
 const Codec<std::optional<double>> kNullableNumber{
     [](const std::optional<double>& x) { return x ? J(*x) : J(nullptr); }, get_optional_double};
@@ -732,6 +739,32 @@ const Table<LatencyUnderLoad>& latency_under_load_table() {
   return t;
 }
 
+const Table<InterfaceResult>& interface_table() {
+  using S = InterfaceResult;
+  static const Table<S> t = {field("node", &S::node, kString, type(R"("string")")),
+                             field("tx_packets", &S::tx_packets, kCount, ref("count")),
+                             field("tx_bytes", &S::tx_bytes, kCount, ref("count")),
+                             field("rx_packets", &S::rx_packets, kCount, ref("count")),
+                             field("rx_bytes", &S::rx_bytes, kCount, ref("count")),
+                             field("qdisc_drops", &S::qdisc_drops, kCount, ref("count")),
+                             field("rx_drops", &S::rx_drops, kCount, ref("count")),
+                             field("forwarded_out", &S::forwarded_out, kCount, ref("count")),
+                             field("qdisc", &S::qdisc, map_of(kCount), map_schema(ref("count")))};
+  return t;
+}
+
+const Table<NodeResult>& node_table() {
+  using S = NodeResult;
+  static const Table<S> t = {
+      field("router", &S::router, kBool, type(R"("boolean")")),
+      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds")),
+      field("cpu_utilization", &S::cpu_utilization, kNumber, ref("nonnegative")),
+      field("forwarded", &S::forwarded, kCount, ref("count")),
+      field("no_route", &S::no_route, kCount, ref("count")),
+      field("ttl_expired", &S::ttl_expired, kCount, ref("count"))};
+  return t;
+}
+
 const Table<Run>& run_table() {
   using S = Run;
   static const Table<S> t = {
@@ -763,9 +796,10 @@ const Table<Run>& run_table() {
             array_schema(ref("comparison"))),
       field("intervals", &S::intervals, array_of(object_of(interval_table)),
             array_schema(ref("interval"))),
-      field("queues", &S::queues, map_of(object_of(queue_table)),
-            R"({"type": "object", "propertyNames": {"enum": ["a", "b"]},
-                "additionalProperties": {"$ref": "#/$defs/queue_series"}})"),
+      field(
+          "queues", &S::queues, map_of(object_of(queue_table)),
+          R"({"description": "Two-host form: a, b (the first / second host); networks: per interface, the host's name or router.iface.",
+                "type": "object", "additionalProperties": {"$ref": "#/$defs/queue_series"}})"),
       // phases and latency_under_load arrived with rrul (issue 6): optional for older documents
       field(
           "phases", &S::phases, array_of(object_of(phase_table)),
@@ -774,7 +808,12 @@ const Table<Run>& run_table() {
           P::kOptional),
       optional_field("latency_under_load", &S::latency_under_load,
                      object_of(latency_under_load_table), ref("latency_under_load")),
-      field("config_toml", &S::config_toml, kString, type(R"("string")"))};
+      field("config_toml", &S::config_toml, kString, type(R"("string")")),
+      // networks only (issue 10): absent in the two-host form
+      field("interfaces", &S::interfaces, map_of(object_of(interface_table)),
+            map_schema(ref("interface")), P::kOmitEmpty),
+      field("nodes", &S::nodes, map_of(object_of(node_table)), map_schema(ref("node")),
+            P::kOmitEmpty)};
   return t;
 }
 
@@ -833,7 +872,9 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/interval_flow", flow_interval_table()),
           spec("/$defs/direction_interval", direction_interval_table()),
           spec("/$defs/interval", interval_table()),
-          spec("/$defs/queue_series", queue_table())};
+          spec("/$defs/queue_series", queue_table()),
+          spec("/$defs/interface", interface_table()),
+          spec("/$defs/node", node_table())};
 }
 
 std::string to_json(const Results& results, const JsonOptions& options) {

@@ -240,6 +240,34 @@ struct LatencyUnderLoad {
   bool operator==(const LatencyUnderLoad&) const = default;
 };
 
+// One interface of a network run (a host's NIC or a router interface's), over the whole run.
+// Present only for scenarios with [[links]]; the two-host form has none.
+struct InterfaceResult {
+  std::string node;         // the owning node
+  uint64_t tx_packets = 0;  // frames put on the wire
+  uint64_t tx_bytes = 0;
+  uint64_t rx_packets = 0;  // frames delivered to the node's stack
+  uint64_t rx_bytes = 0;
+  uint64_t qdisc_drops = 0;    // packets the egress qdisc dropped (refused or head-dropped)
+  uint64_t rx_drops = 0;       // frames lost in the NIC (RX ring / FIFO overflow)
+  uint64_t forwarded_out = 0;  // routers: frames the router sent out here
+  // The qdisc kind's own counters as `tc -s qdisc show` names them (ecn_mark, new_flow_count,
+  // ...); empty for kinds with only the common counters.
+  std::map<std::string, uint64_t> qdisc;
+  bool operator==(const InterfaceResult&) const = default;
+};
+
+// One node of a network run: its CPU and, for a router, its forwarding counters.
+struct NodeResult {
+  bool router = false;
+  double cpu_busy_s = 0;       // time its core was busy
+  double cpu_utilization = 0;  // cpu_busy_s / the run's duration
+  uint64_t forwarded = 0;      // routers: frames accepted by an egress interface
+  uint64_t no_route = 0;       // routers: dropped, no route to the destination host
+  uint64_t ttl_expired = 0;    // routers: dropped at TTL expiry (emulator frames only)
+  bool operator==(const NodeResult&) const = default;
+};
+
 struct Run {
   std::string label;             // "bql=true rate=1Gbit" ("" for a scenario without [vary])
   std::vector<RunParam> params;  // in [vary] order
@@ -257,12 +285,17 @@ struct Run {
   // network's runs (the two-host form's results keep their fields).
   std::optional<double> fairness;
   std::vector<Interval> intervals;
-  std::map<std::string, QueueSeries> queues;  // by host name: "a", "b"
+  // Two-host form: "a", "b" (the first / second host); networks: per interface, a host's name
+  // or "router.iface".
+  std::map<std::string, QueueSeries> queues;
   PerDirection<std::vector<StageTime>> stages;
   std::vector<Comparison> comparison;
   std::vector<Phase> phases;  // empty when the run has no phases
   std::optional<LatencyUnderLoad> latency_under_load;
   std::string config_toml;  // the run's effective configuration (config::dump), TOML
+  // Networks only (empty in the two-host form): by interface label and by node name.
+  std::map<std::string, InterfaceResult> interfaces;
+  std::map<std::string, NodeResult> nodes;
   bool operator==(const Run&) const = default;
 };
 

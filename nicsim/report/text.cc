@@ -509,6 +509,32 @@ std::string format_stage_table(const Run& run) {
   return out;
 }
 
+std::string format_network_table(const Run& run) {
+  if (run.interfaces.empty() && run.nodes.empty()) {
+    return "";
+  }
+  std::string out = "Nodes (CPU busy, router counters):\n";
+  for (const auto& [name, n] : run.nodes) {
+    out += printf_string("  %-16s cpu %5.1f%%", name.c_str(), 100.0 * n.cpu_utilization);
+    if (n.router) {
+      out += printf_string("  forwarded %" PRIu64 "  no_route %" PRIu64 "  ttl_expired %" PRIu64,
+                           n.forwarded, n.no_route, n.ttl_expired);
+    }
+    out += "\n";
+  }
+  out += "Interfaces (tx / rx packets, drops; the qdisc's own counters as tc -s shows them):\n";
+  for (const auto& [label, i] : run.interfaces) {
+    out += printf_string("  %-16s tx %" PRIu64 "  rx %" PRIu64 "  qdisc_drops %" PRIu64
+                         "  rx_drops %" PRIu64,
+                         label.c_str(), i.tx_packets, i.rx_packets, i.qdisc_drops, i.rx_drops);
+    for (const auto& [counter, v] : i.qdisc) {
+      out += printf_string("  %s %" PRIu64, counter.c_str(), v);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 std::string format_comparison_table(const std::vector<Comparison>& rows) {
   if (rows.empty()) {
     return {};
@@ -586,7 +612,7 @@ std::string format_run_report(const Run& run) {
   }
   for (const std::string& section :
        {format_latency_table(run), format_latency_under_load(run), format_stage_table(run),
-        format_comparison_table(run.comparison)}) {
+        format_network_table(run), format_comparison_table(run.comparison)}) {
     if (!section.empty()) {
       out += "\n" + section;
     }

@@ -89,6 +89,9 @@ std::string format_latency_table(const Run& run);
 std::string format_latency_under_load(const Run& run);
 // Mean time per stage and direction; empty when the run has no stage data.
 std::string format_stage_table(const Run& run);
+// Networks: per node CPU busy and router counters, per interface packets, drops and the qdisc's
+// own counters; "" in the two-host form.
+std::string format_network_table(const Run& run);
 // "metric | published | simulated | error"; empty when there are no comparison rows.
 std::string format_comparison_table(const std::vector<Comparison>& rows);
 // "run 2/4 bql=true rate=1Gbit: 12.5/30 s simulated, 41x real time" (no newline).

@@ -19,7 +19,14 @@
 namespace nicsim::sim {
 
 struct PacketMeta {
-  enum class Kind : uint8_t { kTcpData, kTcpAck, kEchoRequest, kEchoReply, kProbeRequest, kProbeReply };
+  enum class Kind : uint8_t {
+    kTcpData,
+    kTcpAck,
+    kEchoRequest,
+    kEchoReply,
+    kProbeRequest,
+    kProbeReply
+  };
   Kind kind = Kind::kTcpData;
   uint32_t refs = 0;
   uint32_t flow = 0;       // TCP flow index, or probe index

@@ -1,24 +1,13 @@
 #pragma once
-// Simulation — one run of a scenario: two hosts with TCP, ping and UDP probes, their NICs
-// (PlatformNic or UsbNic from the presets), their CPUs and the wire both ways, driven by a
-// discrete-event Engine. Deterministic: the same run and seed give the same report::Run.
+// Simulation — one run of a scenario over its network (config::Network): hosts with TCP, ping
+// and UDP probes (sim::HostNode), routers (sim::RouterNode over model::Router), every
+// interface's NIC (PlatformNic or UsbNic from the presets) on its node's CPU, and one Wire per
+// link direction, driven by a discrete-event Engine. The two-host form is the two-node network.
+// Deterministic: the same run and seed give the same report::Run.
 //
-// Each host is one Engine process with one Wakeup at the earliest of its NIC's next event, its
-// TCP endpoints' timers and its probes' next sends (each endpoint's time cached and re-read
-// only after a call into it, so a wake-up costs O(touched endpoints), not O(all)). The NICs read
-// their incoming Wire themselves, so after a host runs both hosts are rescheduled. NIC callbacks
-// (deliver, tx_released) are queued and handled after the NIC call returns, so nothing re-enters a
-// model.
-//
-// What a host does with packets (docs/ARCHITECTURE.md "The simulator in one paragraph"):
-//  * TCP: segments from the TCP model become Packets (sizes per tcp/segment.h, GSO units as
-//    one packet the NIC segments); frames are mapped back to segments with gso_index. A qdisc
-//    refusal goes back as on_local_drop, a congestion verdict as on_local_congestion; TX
-//    releases return each segment's truesize share (TCP Small Queues).
-//  * ICMP echo (ping): 98-byte requests (56 payload), replies sent at once by the peer; RTT.
-//  * UDP probes (irtt-style): a request and an immediate reflection, giving the RTT and both
-//    one-way delays exactly (the hosts share the simulation clock).
-// Priority (skb->priority, pfifo_fast bands) follows the packet's TOS as the IPv4 stack does.
+// Each node is one Engine process with one Wakeup at its next event (sim/node.h); after a node
+// runs, the nodes reading the wires it sent on are rescheduled. What hosts do with packets:
+// sim/host_node.h; per-path stage times: sim/stage_times.h.
 
 #include <cstdint>
 #include <functional>
@@ -67,8 +56,8 @@ class Simulation {
   config::TrafficPlan traffic() const;
 
  private:
-  struct World;
-  std::unique_ptr<World> world_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace nicsim::sim

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "nicsim/config/presets.h"
 #include "nicsim/config/scenario.h"
 
 namespace nicsim::sim {
@@ -378,6 +379,85 @@ interval = "20ms"
     // The check only observes: the same run without it gives the same results.
     EXPECT_EQ(r, Simulation(s.runs[0]).run());
   }
+}
+
+}  // namespace
+}  // namespace nicsim::sim
+
+// ---- networks (until the scenario syntax lands, built by filling Scenario.routers/links) ----
+
+namespace nicsim::sim {
+namespace {
+
+// a -- r -- b: host a on r.lan at 1 Gbit/s, r.wan to host b at `wan_rate`, 1 ms each way.
+config::Run dumbbell(const std::string& traffic, Rate wan_rate, Duration per_forward) {
+  config::LoadedScenario s = load(std::string(kBase) + traffic);
+  config::Run run = s.runs.at(0);
+  config::Scenario& sc = run.scenario;
+  const config::PresetSearch search = config::PresetSearch::only({NICSIM_TEST_PRESETS_DIR});
+  config::RouterConfig r;
+  r.name = "r";
+  r.cpu_preset = "x86-desktop";
+  r.cpu = config::load_cpu_preset("x86-desktop", "", search);
+  r.cpu.per_forward = per_forward;
+  r.interfaces = {config::RouterInterfaceConfig{"lan", sc.hosts[0].nic, config::QdiscConfig()},
+                  config::RouterInterfaceConfig{"wan", sc.hosts[0].nic, config::QdiscConfig()}};
+  sc.routers = {r};
+  config::WireConfig fast{Rate::gbit(1), Duration::ms(1), 0, Duration::zero()};
+  config::WireConfig wan{wan_rate, Duration::ms(1), 0, Duration::zero()};
+  sc.links = {config::LinkConfig{{"a", "r.lan"}, fast, fast},
+              config::LinkConfig{{"r.wan", "b"}, wan, wan}};
+  return run;
+}
+
+const char* kTcpAndPing = R"(
+[[traffic.tcp]]
+from = "a"
+to = "b"
+[[traffic.ping]]
+from = "a"
+to = "b"
+interval = "100ms"
+)";
+
+TEST(SimulationNetwork, TcpThroughARouterFillsTheBottleneckAndPingCrossesFourWires) {
+  const config::Run run = dumbbell(kTcpAndPing, Rate::mbit(100), Duration::ns(300));
+  const report::Run r = Simulation(run).run();
+  const double mbit = r.goodput_bps[report::Direction::kAtoB] / 1e6;
+  EXPECT_GT(mbit, 85.0);
+  EXPECT_LT(mbit, 94.2);
+  // Four 1 ms propagation delays on the round trip.
+  EXPECT_GE(r.latency_ms.at("ping").rtt.min, 4.0);
+  // Per-interface queue series: hosts by name, router interfaces as router.iface.
+  EXPECT_EQ(r.queues.count("a"), 1u);
+  EXPECT_EQ(r.queues.count("r.wan"), 1u);
+  EXPECT_EQ(r.queues.count("r.lan"), 1u);
+  EXPECT_EQ(r.queues.at("r.wan").time_s.size(), r.queues.at("a").time_s.size());
+  // Per-node and per-interface counters: every data frame crossed the router.
+  EXPECT_GT(r.nodes.at("r").forwarded, 1000u);
+  EXPECT_EQ(r.nodes.at("r").no_route, 0u);
+  EXPECT_TRUE(r.nodes.at("r").router);
+  EXPECT_GT(r.nodes.at("r").cpu_utilization, 0.0);
+  EXPECT_EQ(r.interfaces.at("r.wan").forwarded_out, r.interfaces.at("r.wan").tx_packets);
+  // What host a sent reached the router, but for the frames still in flight at the end.
+  EXPECT_LE(r.interfaces.at("r.lan").rx_packets, r.interfaces.at("a").tx_packets);
+  EXPECT_GE(r.interfaces.at("r.lan").rx_packets + 64, r.interfaces.at("a").tx_packets);
+  // Stage attribution is summed over both hops and includes the router's forwarding.
+  const auto& st = r.stages[report::Direction::kAtoB];
+  ASSERT_EQ(st.size(), 5u);
+  EXPECT_EQ(st[4].stage, "forward");
+  EXPECT_GE(st[2].mean_ms, 2 * 0.0121);  // two 1 Gbit/s serialisations at least
+  EXPECT_EQ(r, Simulation(run).run());   // deterministic
+}
+
+TEST(SimulationNetwork, ASlowRouterCoreCapsTheGoodput) {
+  // 100 us per forwarded packet (data and ACKs share the core): at most ~10 kpps in total.
+  const config::Run run = dumbbell(kTcpAndPing, Rate::gbit(1), Duration::us(100));
+  const report::Run r = Simulation(run).run();
+  const double mbit = r.goodput_bps[report::Direction::kAtoB] / 1e6;
+  // 2 data segments + 1 ACK per 3 jobs: ~6.6 k segments/s of 1448 B = ~77 Mbit/s at most.
+  EXPECT_LT(mbit, 80.0);
+  EXPECT_GT(mbit, 40.0);
 }
 
 }  // namespace

@@ -1,0 +1,135 @@
+#include "nicsim/sim/endpoints.h"
+
+#include <utility>
+
+namespace nicsim::sim {
+namespace {
+
+// The sender's TCP settings with the flow's congestion control (config::FlowPlan::cc).
+tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc) {
+  tcp::Params p;
+  p.cc = tcp::cc_from_name(cc).value_or(tcp::CcAlgorithm::kCubic);
+  p.mss = c.mss;
+  p.rmem_max = c.rmem;
+  p.wmem = c.wmem;
+  p.limit_output_bytes = c.tsq_limit;
+  p.pacing = c.pacing;
+  p.pacing_ss_ratio = c.pacing_ss_ratio;
+  p.pacing_ca_ratio = c.pacing_ca_ratio;
+  p.ecn = c.ecn;
+  p.initial_cwnd = c.init_cwnd;
+  require_valid(p);
+  return p;
+}
+
+std::unique_ptr<TcpFlow> make_flow(const config::Scenario& s, const config::FlowPlan& fp,
+                                   uint32_t index) {
+  tcp::Params tp = tcp_params(s.hosts[fp.from].tcp, fp.cc);
+  tp.fq_pacing = s.hosts[fp.from].qdisc.kind() == "fq";  // SK_PACING_FQ: EDT through fq
+  tp.seed = flow_hash(index, 4);
+  auto flow = std::make_unique<TcpFlow>(tp);
+  flow->index = index;
+  flow->from = static_cast<int>(fp.from);
+  flow->to = static_cast<int>(fp.to);
+  flow->dscp = fp.dscp;
+  flow->start = Time::zero() + fp.start;
+  flow->stop = Time::zero() + fp.stop;
+  flow->hash_data = flow_hash(index, 1);
+  flow->hash_ack = flow_hash(index, 2);
+  return flow;
+}
+
+std::unique_ptr<Probe> make_probe(const config::ProbePlan& pp, uint32_t index) {
+  auto p = std::make_unique<Probe>();
+  p->icmp = pp.icmp;
+  p->from = static_cast<int>(pp.from);
+  p->to = static_cast<int>(pp.to);
+  p->index = index;
+  p->interval = pp.interval;
+  p->frame_len =
+      kEthIpBytes + (pp.icmp ? kIcmpHeader : kUdpHeader) + static_cast<uint32_t>(pp.size);
+  p->dscp = pp.dscp;
+  p->next_send = Time::zero() + pp.start;
+  p->stop = Time::zero() + pp.stop;
+  p->hash = flow_hash(kProbeFlowBase + index, 3);
+  return p;
+}
+
+}  // namespace
+
+uint32_t flow_hash(uint32_t flow, uint32_t salt) {
+  uint64_t x = (static_cast<uint64_t>(flow) << 32) ^ salt ^ 0x9E3779B97F4A7C15ull;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<uint32_t>(x);
+}
+
+Endpoints::Endpoints(const config::Scenario& s, const config::TrafficPlan& plan) {
+  for (const config::FlowPlan& f : plan.flows) {
+    flows_.push_back(make_flow(s, f, static_cast<uint32_t>(flows_.size())));
+  }
+  for (const config::ProbePlan& p : plan.probes) {
+    probes_.push_back(make_probe(p, static_cast<uint32_t>(probes_.size())));
+  }
+}
+
+std::vector<report::FlowCounters> Endpoints::flow_counters() const {
+  std::vector<report::FlowCounters> c(flows_.size());
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    const TcpFlow& f = *flows_[i];
+    c[i].received_bytes = f.received();
+    c[i].retransmits = f.sender.stats().retransmits;
+    c[i].cwnd_bytes = static_cast<uint64_t>(f.sender.cwnd()) * f.sender.params().mss;
+    if (f.started && f.sender.rtt().has_sample()) {
+      c[i].srtt_ms = f.sender.rtt().srtt().to_ms();
+    }
+  }
+  return c;
+}
+
+std::vector<report::FlowTotals> Endpoints::flow_totals() const {
+  std::vector<report::FlowTotals> t(flows_.size());
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    const tcp::TcpSender::Stats& s = flows_[i]->sender.stats();
+    t[i].sender_bytes = s.bytes_sent - s.retransmitted_bytes;
+    t[i].retransmits = s.retransmits;
+    t[i].received_bytes = flows_[i]->received();
+  }
+  return t;
+}
+
+config::TrafficPlan Endpoints::traffic(Time end, const report::RunLayout& layout) const {
+  config::TrafficPlan t;
+  t.duration = end.since_epoch();
+  t.interval = layout.interval;
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    const TcpFlow& f = *flows_[i];
+    t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
+                                       f.dscp, std::string(tcp::cc_name(f.sender.params().cc)),
+                                       f.start.since_epoch(), f.stop.since_epoch(),
+                                       layout.flows[i].name});
+  }
+  for (size_t i = 0; i < probes_.size(); ++i) {
+    const Probe& p = *probes_[i];
+    config::ProbePlan pp;
+    pp.name = layout.probes[i].name;
+    pp.icmp = p.icmp;
+    pp.from = static_cast<size_t>(p.from);
+    pp.to = static_cast<size_t>(p.to);
+    pp.interval = p.interval;
+    pp.size = p.frame_len - kEthIpBytes - (p.icmp ? kIcmpHeader : kUdpHeader);
+    pp.start = p.next_send.since_epoch();  // before the run
+    pp.stop = p.stop.since_epoch();
+    pp.dscp = p.dscp;
+    t.probes.push_back(std::move(pp));
+  }
+  for (const report::PhaseSpec& ph : layout.phases) {
+    t.phases.push_back(config::PhasePlan{ph.name, ph.start, ph.end});
+  }
+  return t;
+}
+
+}  // namespace nicsim::sim

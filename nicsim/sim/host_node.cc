@@ -1,0 +1,380 @@
+#include "nicsim/sim/host_node.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/core/gso.h"
+
+namespace nicsim::sim {
+namespace {
+
+// The ECN field carried by the packet and the priority the IPv4 stack derives from the TOS.
+uint8_t tos_of(uint8_t dscp, Ecn ecn) {
+  return static_cast<uint8_t>((dscp << 2) | static_cast<uint8_t>(ecn));
+}
+
+}  // namespace
+
+HostNode::HostNode(SimContext& ctx, int index, std::string name, std::unique_ptr<model::Nic> nic)
+    : Node(ctx.engine), ctx_(ctx), index_(index), name_(std::move(name)), nic_(std::move(nic)) {}
+
+void HostNode::add_endpoints() {
+  for (auto& f : ctx_.endpoints.flows()) {
+    if (f->from == index_) {
+      f->sender_ep = static_cast<uint32_t>(sending_.size());
+      sending_.push_back(f.get());
+    }
+  }
+  for (auto& f : ctx_.endpoints.flows()) {
+    if (f->to == index_) {
+      receiving_.push_back(f.get());
+    }
+  }
+  for (size_t k = 0; k < receiving_.size(); ++k) {
+    receiving_[k]->receiver_ep = static_cast<uint32_t>(sending_.size() + k);
+  }
+  for (auto& p : ctx_.endpoints.probes()) {
+    if (p->from == index_) {
+      probing_.push_back(p.get());
+    }
+  }
+  const size_t endpoints = sending_.size() + receiving_.size() + probing_.size();
+  due_.assign(endpoints, Time::max());
+  retime_.resize(endpoints);
+  may_output_.resize(endpoints);
+  for (size_t e = 0; e < endpoints; ++e) {
+    retime_.insert(e);
+  }
+}
+
+// ---- packets ---------------------------------------------------------------------------
+
+Packet HostNode::make_packet(uint32_t len, uint32_t hash, uint32_t flow_id, uint8_t tos,
+                             uint32_t handle, int dst, Time now) {
+  Packet p;
+  p.id = ++ctx_.next_packet_id;
+  p.len = len;
+  p.flow_hash = hash;
+  p.flow_id = flow_id;
+  p.tos = tos;
+  p.priority = algo::rt_tos2priority(tos);
+  p.dst_host = static_cast<uint16_t>(dst);
+  p.src_host = static_cast<uint16_t>(index_);  // CAKE isolates hosts by it
+  p.meta = handle;
+  p.stamp(Stage::kCreated, now);
+  return p;
+}
+
+// Hands a TCP segment to the NIC; reports a local drop to the sender.
+void HostNode::send_segment(TcpFlow& flow, const tcp::Segment& seg, bool from_sender, Time now) {
+  PacketMeta m;
+  m.kind = from_sender ? PacketMeta::Kind::kTcpData : PacketMeta::Kind::kTcpAck;
+  m.flow = flow.index;
+  m.seg = seg;
+  const uint32_t segs = std::max<uint32_t>(seg.gso_segs, 1);
+  const uint32_t handle = ctx_.meta.alloc(m, 2 * segs);
+  Packet p =
+      make_packet(static_cast<uint32_t>(tcp::gso_frame_bytes(seg)),
+                  from_sender ? flow.hash_data : flow.hash_ack, flow.index,
+                  tos_of(flow.dscp, seg.ecn), handle, from_sender ? flow.to : flow.from, now);
+  p.gso_segs = static_cast<uint16_t>(segs);
+  p.gso_size = static_cast<uint16_t>(tcp::gso_frame_size(seg));
+  p.tstamp = seg.tstamp;  // EDT (set only when the host paces through fq)
+  const Verdict v = nic_->send(std::move(p), now);
+  if (v == Verdict::kDropped) {
+    ctx_.meta.unref(handle, 2 * segs);
+    if (from_sender) {
+      flow.sender.on_local_drop(seg, now);
+      retime_.insert(flow.sender_ep);
+    }
+  } else if (v == Verdict::kCongested && from_sender) {
+    flow.sender.on_local_congestion(now);
+    retime_.insert(flow.sender_ep);
+  }
+}
+
+void HostNode::send_probe_packet(Probe& probe, PacketMeta::Kind kind, uint64_t seq, Time sent,
+                                 Time forward_arrival, Time now) {
+  PacketMeta m;
+  m.kind = kind;
+  m.flow = probe.index;
+  m.probe_seq = seq;
+  m.sent = sent;
+  m.forward_arrival = forward_arrival;
+  const uint32_t handle = ctx_.meta.alloc(m, 2);
+  const bool request =
+      kind == PacketMeta::Kind::kEchoRequest || kind == PacketMeta::Kind::kProbeRequest;
+  Packet p =
+      make_packet(probe.frame_len, probe.hash, kProbeFlowBase + probe.index,
+                  tos_of(probe.dscp, Ecn::kNotEct), handle, request ? probe.to : probe.from, now);
+  if (nic_->send(std::move(p), now) == Verdict::kDropped) {
+    ctx_.meta.unref(handle, 2);
+  }
+}
+
+// Every call into a TCP endpoint is followed by one of these, so the host re-reads its next
+// time and drains its output.
+void HostNode::touch_sender(TcpFlow& f) {
+  retime_.insert(f.sender_ep);
+  may_output_.insert(f.sender_ep);
+}
+void HostNode::touch_receiver(TcpFlow& f) {
+  retime_.insert(f.receiver_ep);
+  may_output_.insert(f.receiver_ep);
+}
+
+// Drains every TCP endpoint output into the NIC: senders in order, then receivers (only
+// endpoints touched since the last drain can have output).
+void HostNode::drain_outputs(Time now) {
+  const size_t senders = sending_.size();
+  may_output_.drain([&](size_t e) {
+    if (e < senders) {
+      TcpFlow& f = *sending_[e];
+      while (f.sender.has_output()) {
+        send_segment(f, f.sender.pop_output(), true, now);
+      }
+    } else {
+      TcpFlow& f = *receiving_[e - senders];
+      while (f.receiver.has_output()) {
+        send_segment(f, f.receiver.pop_output(), false, now);
+      }
+    }
+  });
+}
+
+void HostNode::on_delivered(Packet&& frame, Time now) {
+  if (frame.meta == 0) {
+    return;  // not ours (cannot happen: every packet is built by make_packet)
+  }
+  const uint32_t handle = frame.meta;
+  PacketMeta& m = ctx_.meta.get(handle);
+  ctx_.stages.delivered(frame, ctx_.direction_of(m));
+  switch (m.kind) {
+    case PacketMeta::Kind::kTcpData: {
+      tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
+      seg.ecn = frame.ecn();
+      TcpFlow& f = *ctx_.endpoints.flows()[m.flow];
+      f.receiver.on_segment(seg, now);
+      touch_receiver(f);
+      break;
+    }
+    case PacketMeta::Kind::kTcpAck: {
+      tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
+      seg.ecn = frame.ecn();
+      TcpFlow& f = *ctx_.endpoints.flows()[m.flow];
+      f.sender.on_segment(seg, now);
+      touch_sender(f);
+      break;
+    }
+    case PacketMeta::Kind::kEchoRequest:
+    case PacketMeta::Kind::kProbeRequest: {
+      // The peer's stack answers at once (icmp_echo / an irtt server).
+      Probe& probe = *ctx_.endpoints.probes()[m.flow];
+      const PacketMeta::Kind reply = m.kind == PacketMeta::Kind::kEchoRequest
+                                         ? PacketMeta::Kind::kEchoReply
+                                         : PacketMeta::Kind::kProbeReply;
+      const uint64_t seq = m.probe_seq;
+      const Time sent = m.sent;
+      if (reply == PacketMeta::Kind::kProbeReply) {
+        ctx_.recorder.probe_forward(probe.index, seq, now - sent);  // the request's one-way delay
+      }
+      ctx_.meta.unref(handle, 1);
+      send_probe_packet(probe, reply, seq, sent, now, now);
+      return;
+    }
+    case PacketMeta::Kind::kEchoReply:
+    case PacketMeta::Kind::kProbeReply: {
+      const std::optional<Duration> back = m.kind == PacketMeta::Kind::kProbeReply
+                                               ? std::optional<Duration>(now - m.forward_arrival)
+                                               : std::nullopt;
+      ctx_.recorder.probe_answered(ctx_.endpoints.probes()[m.flow]->index, m.probe_seq,
+                                   now - m.sent, back);
+      break;
+    }
+  }
+  ctx_.meta.unref(handle, 1);
+}
+
+void HostNode::on_released(const model::TxRelease& r, Time now) {
+  if (r.meta == 0) {
+    return;
+  }
+  PacketMeta& m = ctx_.meta.get(r.meta);
+  if (m.kind == PacketMeta::Kind::kTcpData) {
+    TcpFlow& f = *ctx_.endpoints.flows()[m.flow];
+    uint64_t bytes = 0;
+    if (r.segs >= std::max<uint16_t>(m.seg.gso_segs, 1)) {
+      bytes = m.seg.truesize;
+    } else {
+      for (uint16_t i = 0; i < r.segs; ++i) {
+        bytes += tcp::gso_segment(m.seg, static_cast<uint16_t>(r.gso_index + i)).truesize;
+      }
+    }
+    f.sender.on_tx_released(bytes, now);
+    touch_sender(f);
+  }
+  ctx_.meta.unref(r.meta, r.segs);
+}
+
+// ---- scheduling ------------------------------------------------------------------------
+
+// Endpoint e's next time (due_), read from the endpoint itself.
+Time HostNode::endpoint_time(size_t e) const {
+  const size_t senders = sending_.size();
+  const size_t tcp = senders + receiving_.size();
+  if (e < senders) {
+    const TcpFlow& f = *sending_[e];
+    return f.started ? f.sender.next_event().value_or(Time::max()) : f.start;
+  }
+  if (e < tcp) {
+    const TcpFlow& f = *receiving_[e - senders];
+    return f.started ? f.receiver.next_event().value_or(Time::max()) : Time::max();
+  }
+  const Probe& p = *probing_[e - tcp];
+  return p.next_send < p.stop ? p.next_send : Time::max();
+}
+
+// Re-reads the marked endpoints' next times.
+void HostNode::refresh_due() {
+  if (retime_.empty()) {
+    return;
+  }
+  retime_.drain([this](size_t e) { due_[e] = endpoint_time(e); });
+  Time m = Time::max();
+  for (const Time d : due_) {
+    m = min(m, d);
+  }
+  due_min_ = m;
+}
+
+// The next wake-up: the earliest of the NIC's next event and the endpoints' next times, none
+// after the end of the run.
+std::optional<Time> HostNode::next_time() {
+  refresh_due();
+  const Time t = min(nic_->next_event().value_or(Time::max()), due_min_);
+  std::optional<Time> result = t > ctx_.end ? std::nullopt : std::optional<Time>(t);
+  if (ctx_.options.check_wakeups && result != scan_next_time()) {
+    throw std::logic_error("simulation: cached wake-up of host '" + name_ +
+                           "' differs from a full scan (an endpoint call without touch?)");
+  }
+  return result;
+}
+
+// SimOptions::check_wakeups: no endpoint may be left with output after the host ran.
+void HostNode::check_drained() const {
+  for (const TcpFlow* f : sending_) {
+    if (f->sender.has_output()) {
+      throw std::logic_error("simulation: a sender on host '" + name_ +
+                             "' kept output after service (an endpoint call without touch?)");
+    }
+  }
+  for (const TcpFlow* f : receiving_) {
+    if (f->receiver.has_output()) {
+      throw std::logic_error("simulation: a receiver on host '" + name_ +
+                             "' kept output after service (an endpoint call without touch?)");
+    }
+  }
+}
+
+// next_time by a full scan of every endpoint (SimOptions::check_wakeups).
+std::optional<Time> HostNode::scan_next_time() const {
+  std::optional<Time> t = nic_->next_event();
+  auto take = [&t](std::optional<Time> c) {
+    if (c && (!t || *c < *t)) {
+      t = c;
+    }
+  };
+  for (const TcpFlow* f : sending_) {
+    take(f->started ? f->sender.next_event() : std::optional<Time>(f->start));
+  }
+  for (const TcpFlow* f : receiving_) {
+    if (f->started) {
+      take(f->receiver.next_event());
+    }
+  }
+  for (const Probe* p : probing_) {
+    if (p->next_send < p->stop) {
+      take(p->next_send);
+    }
+  }
+  if (t && *t > ctx_.end) {
+    return std::nullopt;  // nothing after the end of the run matters
+  }
+  return t;
+}
+
+void HostNode::reschedule() { set_wakeup(next_time()); }
+
+// Runs endpoint e, due at `now`.
+void HostNode::run_endpoint(size_t e, Time now) {
+  const size_t senders = sending_.size();
+  const size_t tcp = senders + receiving_.size();
+  if (e < senders) {
+    TcpFlow& f = *sending_[e];
+    if (!f.started) {
+      f.started = true;
+      f.sender.connect(now);
+      // The receiver's next time now counts on its host.
+      ctx_.hosts[static_cast<size_t>(f.to)]->retime(f.receiver_ep);
+    } else {
+      f.sender.advance(now);
+    }
+    touch_sender(f);
+  } else if (e < tcp) {
+    TcpFlow& f = *receiving_[e - senders];
+    f.receiver.advance(now);
+    touch_receiver(f);
+  } else {
+    Probe& p = *probing_[e - tcp];
+    while (p.next_send <= now && p.next_send < p.stop) {
+      const uint64_t sample = ctx_.recorder.probe_sent(p.index, p.next_send);
+      send_probe_packet(p,
+                        p.icmp ? PacketMeta::Kind::kEchoRequest : PacketMeta::Kind::kProbeRequest,
+                        sample, p.next_send, Time::zero(), now);
+      p.next_send += p.interval;
+    }
+    retime_.insert(e);
+  }
+}
+
+void HostNode::on_event(Time now, uint64_t /*tag*/) {
+  note_wires();
+  if (auto t = nic_->next_event(); t && *t <= now) {
+    nic_->advance(now);
+  }
+  // Endpoints due now, in endpoint order (running one never changes another's next time: NIC
+  // callbacks are queued). A flow started by the peer may have marked a receiver here.
+  refresh_due();
+  if (due_min_ <= now) {
+    for (size_t e = 0; e < due_.size(); ++e) {
+      if (due_[e] <= now) {
+        run_endpoint(e, now);
+      }
+    }
+  }
+  // Queued NIC callbacks and TCP outputs, until nothing is left.
+  while (true) {
+    drain_outputs(now);
+    if (released_.empty() && delivered_.empty()) {
+      break;
+    }
+    released_work_.swap(released_);
+    for (const auto& [r, t] : released_work_) {
+      on_released(r, max(t, now));
+    }
+    released_work_.clear();
+    delivered_work_.swap(delivered_);
+    for (auto& d : delivered_work_) {
+      on_delivered(std::move(d.frame), max(d.at, now));
+    }
+    delivered_work_.clear();
+  }
+  if (ctx_.options.check_wakeups) {
+    check_drained();
+  }
+  reschedule();
+  wake_peers();
+}
+
+}  // namespace nicsim::sim
