@@ -123,7 +123,7 @@ TEST(Topology, BuildsAndRemovesNamespacesWithOffloadsOff) {
   REQUIRE_EMU();
   std::vector<std::string> names;
   {
-    auto topo = Topology::create({.io = FrameIo::kPacket, .prefix = kPrefix});
+    auto topo = Topology::create({.io = FrameIo::kPacket, .prefix = kPrefix, .mtu = 1500, .hosts = {}});
     names = topo->namespaces();
     ASSERT_EQ(names.size(), 3u);
     for (const auto& n : names) {
@@ -203,7 +203,7 @@ class FrameIoTest : public ::testing::TestWithParam<FrameIo> {};
 
 TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
   REQUIRE_EMU();
-  auto topo = Topology::create({.io = GetParam(), .prefix = kPrefix});
+  auto topo = Topology::create({.io = GetParam(), .prefix = kPrefix, .mtu = 1500, .hosts = {}});
   FramePool pool;
   std::array<std::unique_ptr<FramePort>, 2> ports;
   for (size_t i = 0; i < 2; ++i) {
@@ -245,7 +245,7 @@ TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
     if (!deadline || *deadline > tick) {
       deadline = tick;
     }
-    std::array<bool, 2> ready{false, false};
+    std::vector<bool> ready{false, false};
     for (uint32_t token : loop.wait(deadline)) {
       if (token < 2) {
         ready[token] = true;
