@@ -286,8 +286,8 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
       }
     }
     if (traffic) {
-      live::NetnsHosts hosts{t.host(0).netns_fd.get(), t.host(1).netns_fd.get(), t.host(0).addr,
-                             t.host(1).addr, {}};
+      live::NetnsHosts hosts{
+          t.host(0).netns_fd.get(), t.host(1).netns_fd.get(), t.host(0).addr, t.host(1).addr, {}};
       if (t.host_count() > 2) {
         for (size_t h = 0; h < t.host_count(); ++h) {
           hosts.all.push_back({t.host(h).netns_fd.get(), t.host(h).addr});

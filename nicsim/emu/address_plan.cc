@@ -2,9 +2,8 @@
 
 #include <arpa/inet.h>
 
-#include <stdexcept>
-
 #include "nicsim/config/network.h"
+#include "nicsim/core/param_error.h"
 
 namespace nicsim::emu {
 namespace {
@@ -18,8 +17,8 @@ in_addr link_address(size_t link, int side) {
 }
 
 MacAddress mac_of(uint8_t kind, uint32_t index) {
-  return MacAddress{0x02, 0x6e, 0x73, kind, static_cast<uint8_t>(index >> 8),
-                    static_cast<uint8_t>(index & 0xff)};
+  return MacAddress{
+      0x02, 0x6e, 0x73, kind, static_cast<uint8_t>(index >> 8), static_cast<uint8_t>(index & 0xff)};
 }
 
 MacAddress host_mac(size_t host) { return mac_of(0x00, 0x000a + static_cast<uint32_t>(host)); }
@@ -45,13 +44,15 @@ std::optional<uint16_t> AddressPlan::host_of(in_addr addr) const {
 
 AddressPlan address_plan(const config::Network& net, bool two_host_form) {
   if (net.links().size() > kMaxEmulatedLinks) {
-    throw std::invalid_argument("the emulator addresses at most " +
-                                std::to_string(kMaxEmulatedLinks) + " links (198.18.0.0/15 in /24s); this network has " +
-                                std::to_string(net.links().size()));
+    throw InvalidParams(
+        ParamError{"links", "the emulator addresses at most " + std::to_string(kMaxEmulatedLinks) +
+                                " links (198.18.0.0/15 in /24s); this network has " +
+                                std::to_string(net.links().size())});
   }
   if (net.host_count() > kMaxEmulatedHosts) {
-    throw std::invalid_argument("the emulator runs at most " + std::to_string(kMaxEmulatedHosts) +
-                                " hosts; this network has " + std::to_string(net.host_count()));
+    throw InvalidParams(
+        ParamError{"hosts", "the emulator runs at most " + std::to_string(kMaxEmulatedHosts) +
+                                " hosts; this network has " + std::to_string(net.host_count())});
   }
   AddressPlan plan;
   plan.interfaces.resize(net.interfaces().size());
@@ -72,7 +73,8 @@ AddressPlan address_plan(const config::Network& net, bool two_host_form) {
     host.self = plan.interfaces[static_cast<size_t>(iface)];
     host.peer_addr = plan.interfaces[static_cast<size_t>(peer)].addr;
     host.peer_mac = plan.interfaces[static_cast<size_t>(peer)].mac;
-    host.gateway = net.nodes()[static_cast<size_t>(net.interfaces()[static_cast<size_t>(peer)].node)].router;
+    host.gateway =
+        net.nodes()[static_cast<size_t>(net.interfaces()[static_cast<size_t>(peer)].node)].router;
     host.port_mac = port_mac(h);
     plan.hosts.push_back(host);
   }
@@ -82,7 +84,8 @@ AddressPlan address_plan(const config::Network& net, bool two_host_form) {
 AddressPlan two_host_plan() {
   AddressPlan plan;
   for (size_t h = 0; h < 2; ++h) {
-    plan.interfaces.push_back(InterfaceAddress{link_address(0, static_cast<int>(h)), 24, host_mac(h)});
+    plan.interfaces.push_back(
+        InterfaceAddress{link_address(0, static_cast<int>(h)), 24, host_mac(h)});
   }
   for (size_t h = 0; h < 2; ++h) {
     HostAddress host;

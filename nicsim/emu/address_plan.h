@@ -40,12 +40,12 @@ struct InterfaceAddress {
 
 // What one host's namespace gets.
 struct HostAddress {
-  std::string role;   // namespace role ("a", "b", "h2")
-  std::string name;   // the scenario's host name
+  std::string role;  // namespace role ("a", "b", "h2")
+  std::string name;  // the scenario's host name
   InterfaceAddress self;
   in_addr peer_addr{};  // the other end of the host's link
   MacAddress peer_mac{};
-  bool gateway = false;  // that end is a router's interface: the default route goes through it
+  bool gateway = false;   // that end is a router's interface: the default route goes through it
   MacAddress port_mac{};  // packet mode: the veth end the emulator reads (never on the wire)
 };
 
@@ -60,7 +60,7 @@ inline constexpr size_t kMaxEmulatedLinks = 512;  // /24s in 198.18.0.0/15
 inline constexpr size_t kMaxEmulatedHosts = 256;
 
 // The plan of a network. `two_host_form`: the scenario has no [[links]] (roles a and b).
-// Throws std::invalid_argument for a network larger than the limits above.
+// Throws InvalidParams (key "links" or "hosts") for a network larger than the limits above.
 AddressPlan address_plan(const config::Network& net, bool two_host_form);
 // The two-host form's plan without a Network (what address_plan gives for it).
 AddressPlan two_host_plan();

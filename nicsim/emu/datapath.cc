@@ -32,10 +32,10 @@ DatapathLayout DatapathLayout::of(const config::Network& net, const AddressPlan&
     const config::Network::Interface& f = net.interfaces()[i];
     const size_t node = static_cast<size_t>(f.node);
     const auto& on_node = net.nodes()[node].interfaces;
-    const int local = static_cast<int>(std::find(on_node.begin(), on_node.end(), static_cast<int>(i)) -
-                                       on_node.begin());
-    l.interfaces.push_back(Interface{node, local, static_cast<size_t>(f.link), f.side,
-                                     addresses.interfaces[i].mac});
+    const int local = static_cast<int>(
+        std::find(on_node.begin(), on_node.end(), static_cast<int>(i)) - on_node.begin());
+    l.interfaces.push_back(
+        Interface{node, local, static_cast<size_t>(f.link), f.side, addresses.interfaces[i].mac});
     l.peer.push_back(static_cast<size_t>(net.peer(static_cast<int>(i))));
   }
   for (size_t n = 0; n < net.nodes().size(); ++n) {
@@ -138,8 +138,7 @@ void Datapath::stamp_input_times(Host& h, size_t n, Time now,
   }
 }
 
-size_t Datapath::receive(const std::vector<bool>& ready, Time now,
-                         int64_t realtime_minus_time_ns) {
+size_t Datapath::receive(const std::vector<bool>& ready, Time now, int64_t realtime_minus_time_ns) {
   arrivals_.clear();
   for (size_t h = 0; h < hosts_.size() && h < ready.size(); ++h) {
     if (!ready[h]) {
@@ -149,7 +148,8 @@ size_t Datapath::receive(const std::vector<bool>& ready, Time now,
     const size_t n = host.port->receive(host.rx.data(), host.rx_rt.data(), kRxBudget);
     stamp_input_times(host, n, now, realtime_minus_time_ns);
     for (size_t k = 0; k < n; ++k) {
-      arrivals_.push_back(Arrival{host.rx_at[k], static_cast<uint32_t>(h), static_cast<uint32_t>(k)});
+      arrivals_.push_back(
+          Arrival{host.rx_at[k], static_cast<uint32_t>(h), static_cast<uint32_t>(k)});
     }
   }
   // Merge the hosts' frames by input time (lower host index first on ties; each host's own

@@ -105,7 +105,7 @@ struct DatapathLayout {
   size_t links = 0;
   std::vector<Interface> interfaces;
   std::vector<size_t> host_interface;                   // per host
-  std::vector<std::vector<size_t>> router_interfaces;  // per router: local -> interface
+  std::vector<std::vector<size_t>> router_interfaces;   // per router: local -> interface
   std::vector<size_t> peer;                             // per interface: the other end
   std::unordered_map<uint32_t, uint16_t> host_by_addr;  // IPv4 (network order) -> host
 
@@ -115,7 +115,7 @@ struct DatapathLayout {
 
 class Datapath {
  public:
-  static constexpr size_t kRxBudget = 256;  // frames read per port per receive() call
+  static constexpr size_t kRxBudget = 256;          // frames read per port per receive() call
   static constexpr uint16_t kUnknownHost = 0xffff;  // dst_host of a frame for no host
 
   // The two-host form: ports[i] / nics[i] belong to host i (0 = a, 1 = b); wires[0] carries

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "nicsim/config/host_nic.h"
+#include "nicsim/config/network.h"
 #include "nicsim/config/scenario.h"
+#include "nicsim/emu/address_plan.h"
 #include "nicsim/emu/datapath.h"
 #include "nicsim/emu/frame_classifier.h"
 #include "nicsim/emu/frame_pool.h"
@@ -749,7 +751,6 @@ TEST(Pcap, UnwritablePathThrowsWithTheName) {
   }
 }
 
-
 // ---- a network: a - r - b with the router in the data path ---------------------------------
 //
 //   a (198.18.0.1) ─ link 0: 100 Mbit/s, 1 ms ─ r.lan | r | r.wan ─ link 1: 10 Mbit/s, 1 ms ─ b
@@ -777,8 +778,8 @@ DatapathLayout layout() {
   DatapathLayout l;
   l.hosts = 2;
   l.links = 2;
-  l.interfaces = {{0, 0, 0, 0, kMacA}, {1, 0, 1, 1, kMacB}, {2, 0, 0, 1, kMacLan},
-                  {2, 1, 1, 0, kMacWan}};
+  l.interfaces = {
+      {0, 0, 0, 0, kMacA}, {1, 0, 1, 1, kMacB}, {2, 0, 0, 1, kMacLan}, {2, 1, 1, 0, kMacWan}};
   l.host_interface = {0, 1};
   l.router_interfaces = {{2, 3}};
   l.peer = {2, 3, 0, 1};
@@ -822,10 +823,9 @@ struct Fixture {
     router_nics.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{}));
     std::vector<std::unique_ptr<model::Router>> routers;
     routers.push_back(std::make_unique<model::Router>(rp, std::move(router_nics)));
-    dp = std::make_unique<Datapath>(layout(), std::vector<FramePort*>{&a, &b}, std::move(hosts),
-                                    std::move(routers),
-                                    std::vector<std::array<model::Wire::Params, 2>>{
-                                        {fast, fast}, {slow, slow}});
+    dp = std::make_unique<Datapath>(
+        layout(), std::vector<FramePort*>{&a, &b}, std::move(hosts), std::move(routers),
+        std::vector<std::array<model::Wire::Params, 2>>{{fast, fast}, {slow, slow}});
   }
   ~Fixture() {
     dp.reset();
@@ -950,6 +950,85 @@ TEST(NetworkDatapath, QueueBuildsAtTheRoutersEgress) {
   EXPECT_EQ(f.dp->stats(2).frames_out, 20u);
   EXPECT_EQ(f.dp->router(0).stats().forwarded, 20u);
   EXPECT_GT(f.dp->cpu(2).stats().busy, Duration::zero());  // the router's CPU forwarded them
+}
+
+// The a - r - b network as the scenario loader would hand it over (hosts a, b; router r with
+// interfaces lan, wan; links a - r.lan, r.wan - b).
+config::Scenario a_r_b_scenario() {
+  config::Scenario s;
+  s.hosts.resize(2);
+  s.hosts[0].name = "a";
+  s.hosts[1].name = "b";
+  config::RouterConfig r;
+  r.name = "r";
+  r.interfaces.resize(2);
+  r.interfaces[0].name = "lan";
+  r.interfaces[1].name = "wan";
+  s.routers.push_back(r);
+  config::LinkConfig l0;
+  l0.ends[0] = "a";
+  l0.ends[1] = "r.lan";
+  config::LinkConfig l1;
+  l1.ends[0] = "r.wan";
+  l1.ends[1] = "b";
+  s.links = {l0, l1};
+  return s;
+}
+
+// The two-host form keeps its addresses, MACs and namespace roles; a network gets one /24 per
+// link, .1 for ends[0], default routes through the router's interfaces.
+TEST(AddressPlan, TwoHostFormAndNetwork) {
+  config::Scenario two;
+  two.hosts.resize(2);
+  two.hosts[0].name = "board";
+  two.hosts[1].name = "pc";
+  const AddressPlan p2 = address_plan(config::network_of(two), true);
+  const AddressPlan ref = two_host_plan();
+  ASSERT_EQ(p2.hosts.size(), 2u);
+  for (size_t h = 0; h < 2; ++h) {
+    EXPECT_EQ(p2.hosts[h].role, ref.hosts[h].role);
+    EXPECT_EQ(format_ipv4(p2.hosts[h].self.addr), format_ipv4(ref.hosts[h].self.addr));
+    EXPECT_EQ(p2.hosts[h].self.mac, ref.hosts[h].self.mac);
+    EXPECT_EQ(p2.hosts[h].port_mac, ref.hosts[h].port_mac);
+    EXPECT_EQ(format_ipv4(p2.hosts[h].peer_addr), format_ipv4(ref.hosts[h].peer_addr));
+    EXPECT_FALSE(p2.hosts[h].gateway);
+  }
+  EXPECT_EQ(ref.hosts[0].role, "a");
+  EXPECT_EQ(format_ipv4(ref.hosts[0].self.addr), "198.18.0.1");
+  EXPECT_EQ(format_ipv4(ref.hosts[1].self.addr), "198.18.0.2");
+  EXPECT_EQ(format_mac(ref.hosts[0].self.mac), "02:6e:73:00:00:0a");
+  EXPECT_EQ(format_mac(ref.hosts[1].port_mac), "02:6e:73:00:01:0b");
+
+  const config::Scenario s = a_r_b_scenario();
+  const config::Network net = config::network_of(s);
+  const AddressPlan p = address_plan(net, false);
+  ASSERT_EQ(p.hosts.size(), 2u);
+  EXPECT_EQ(p.hosts[0].role, "h0");
+  EXPECT_EQ(p.hosts[0].name, "a");
+  EXPECT_EQ(format_ipv4(p.hosts[0].self.addr), "198.18.0.1");
+  EXPECT_EQ(format_ipv4(p.hosts[0].peer_addr), "198.18.0.2");
+  EXPECT_TRUE(p.hosts[0].gateway);
+  EXPECT_EQ(format_ipv4(p.hosts[1].self.addr), "198.18.1.2");
+  EXPECT_EQ(format_ipv4(p.hosts[1].peer_addr), "198.18.1.1");
+  EXPECT_EQ(p.hosts[1].peer_mac, net3::kMacWan);
+  EXPECT_EQ(p.host_of(p.hosts[1].self.addr), std::optional<uint16_t>(1));
+  EXPECT_EQ(p.host_of(p.hosts[1].peer_addr), std::nullopt);
+
+  // The layout the network test drives by hand is the one the session builds.
+  const DatapathLayout l = DatapathLayout::of(net, p);
+  const DatapathLayout ref_l = net3::layout();
+  ASSERT_EQ(l.interfaces.size(), ref_l.interfaces.size());
+  for (size_t i = 0; i < l.interfaces.size(); ++i) {
+    EXPECT_EQ(l.interfaces[i].node, ref_l.interfaces[i].node) << i;
+    EXPECT_EQ(l.interfaces[i].local, ref_l.interfaces[i].local) << i;
+    EXPECT_EQ(l.interfaces[i].link, ref_l.interfaces[i].link) << i;
+    EXPECT_EQ(l.interfaces[i].side, ref_l.interfaces[i].side) << i;
+    EXPECT_EQ(l.interfaces[i].mac, ref_l.interfaces[i].mac) << i;
+  }
+  EXPECT_EQ(l.peer, ref_l.peer);
+  EXPECT_EQ(l.host_interface, ref_l.host_interface);
+  EXPECT_EQ(l.router_interfaces, ref_l.router_interfaces);
+  EXPECT_EQ(l.host_by_addr, ref_l.host_by_addr);
 }
 
 }  // namespace

@@ -242,8 +242,7 @@ class NetnsProcesses : public SessionProcesses {
                 {"NICSIM_HOST", host_names_[i]},
                 {"NICSIM_NETNS", h.netns}};
     for (size_t k = 0; k < topo_.host_count(); ++k) {
-      spec.env.emplace_back("NICSIM_HOST_" + env_name(host_names_[k]),
-                            topo_.host(k).addr_string());
+      spec.env.emplace_back("NICSIM_HOST_" + env_name(host_names_[k]), topo_.host(k).addr_string());
     }
     return spec;
   }
@@ -394,9 +393,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   for (const auto& p : ports) {
     port_ptrs.push_back(p.get());
   }
-  auto datapath = std::make_unique<Datapath>(
-      std::move(network.layout), std::move(port_ptrs), std::move(network.host_nics),
-      std::move(network.routers), std::move(network.wires));
+  auto datapath = std::make_unique<Datapath>(std::move(network.layout), std::move(port_ptrs),
+                                             std::move(network.host_nics),
+                                             std::move(network.routers), std::move(network.wires));
   if (pcap) {
     datapath->set_wire_tap(pcap.get());
   }

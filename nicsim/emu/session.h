@@ -45,7 +45,8 @@ struct SessionOptions {
   // NICSIM_HOST, NICSIM_NETNS, and NICSIM_HOST_<name> (every host's address; the name with
   // characters other than [A-Za-z0-9_] as '_').
   std::vector<std::string> command;
-  std::vector<std::string> server;  // runs in the second host, NICSIM_PEER = the first's; empty: none
+  std::vector<std::string>
+      server;  // runs in the second host, NICSIM_PEER = the first's; empty: none
   // Without a command: how long to run (default: the scenario's duration).
   std::optional<Duration> duration;
   Duration server_wait = Duration::s(5);  // how long to wait for the server to listen
@@ -92,9 +93,9 @@ struct SessionResult {
   std::vector<model::Wire::Stats> wires;
   std::vector<RouterResult> routers;
   uint64_t pcap_frames = 0;
-  std::string pcap_error;  // "" or why the pcap file is incomplete
-  std::vector<std::string> hosts;  // per host: its label (as its interface's)
-  std::vector<PortStats> ports;    // per host
+  std::string pcap_error;                 // "" or why the pcap file is incomplete
+  std::vector<std::string> hosts;         // per host: its label (as its interface's)
+  std::vector<PortStats> ports;           // per host
   report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)
   report::LatencyStats release_lateness;  // write time minus scheduled release (ms units)
   // Duration of each loop iteration's work (reads, models, writes — including the kernel

@@ -48,7 +48,8 @@ std::string format_session_summary(const SessionResult& r) {
            static_cast<unsigned long long>(s.ce_marked));
   }
   for (size_t h = 0; h < r.nics.size(); ++h) {
-    const model::NicCounters c = h < r.nic_counters.size() ? r.nic_counters[h] : model::NicCounters{};
+    const model::NicCounters c =
+        h < r.nic_counters.size() ? r.nic_counters[h] : model::NicCounters{};
     const model::NicQueueSample q =
         h < r.nic_queues.size() ? r.nic_queues[h] : model::NicQueueSample{};
     const double busy = h < r.cpus.size() ? r.cpus[h].busy.to_seconds() : 0.0;

@@ -3,9 +3,9 @@
 // `nicsim emulate FILE` without a command: a nicsim server (server.h) runs in a thread that
 // entered host b's namespace, and the traffic engine (traffic.h) in a thread that entered host
 // a's, so every packet crosses the emulated link. In a network of more hosts, each flow's or
-// probe's pair of hosts takes those two parts (NetnsHosts::all). Both threads run under the normal scheduler
-// (the emulator's loop thread may be SCHED_FIFO; they must not inherit that). Both hosts read
-// the same CLOCK_MONOTONIC, so UDP probes report exact one-way delays.
+// probe's pair of hosts takes those two parts (NetnsHosts::all). Both threads run under the normal
+// scheduler (the emulator's loop thread may be SCHED_FIFO; they must not inherit that). Both hosts
+// read the same CLOCK_MONOTONIC, so UDP probes report exact one-way delays.
 //
 // Layering: takes namespace fds and addresses, not emu types (live does not depend on emu).
 

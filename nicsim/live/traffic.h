@@ -49,9 +49,10 @@ using config::PhasePlan;
 using config::ProbePlan;
 using config::TrafficPlan;
 
-// How the client (in host 0, or the lower-indexed host of the flow's pair) opens a flow: the upload's client writes, a download's server
-// does; TCP_CONGESTION is set on the sending socket only (congestion control acts on the data
-// direction), by the client (`client_cc`) or by the server as the request asks (`server_cc`).
+// How the client (in host 0, or the lower-indexed host of the flow's pair) opens a flow: the
+// upload's client writes, a download's server does; TCP_CONGESTION is set on the sending socket
+// only (congestion control acts on the data direction), by the client (`client_cc`) or by the
+// server as the request asks (`server_cc`).
 struct FlowSockets {
   bool upload = true;
   std::string client_cc;  // "" = the system default / not set
