@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <memory>
 
 #include "nicsim/config/host_nic.h"
@@ -108,38 +107,10 @@ struct EmulatedNetwork {
   std::vector<std::array<model::Wire::Params, 2>> wires;
 };
 
-// A router of the network with its interfaces' NICs (presets + overrides, qdiscs) on its Cpu
-// and the routes of config::Network::egress.
-std::unique_ptr<model::Router> build_router(const config::Scenario& sc, const config::Network& net,
-                                            size_t node) {
-  const config::Network::Node& n = net.nodes()[node];
-  const config::RouterConfig& rc = sc.routers.at(node - net.host_count());
-  model::Router::Params p;
-  p.cpu = rc.cpu;
-  std::vector<std::unique_ptr<model::Nic>> nics;
-  for (const int i : n.interfaces) {
-    const config::Network::Interface& f = net.interfaces()[static_cast<size_t>(i)];
-    config::HostConfig as_host;
-    as_host.name = rc.name + "." + f.name;
-    as_host.cpu = rc.cpu;
-    as_host.nic = *f.nic;
-    as_host.qdisc = *f.qdisc;
-    nics.push_back(config::make_host_nic(as_host));
-    p.interfaces.push_back(model::Router::InterfaceParams{});
-  }
-  for (size_t h = 0; h < net.host_count(); ++h) {
-    const int egress = net.egress(static_cast<int>(node), static_cast<int>(h));
-    const auto at = std::find(n.interfaces.begin(), n.interfaces.end(), egress);
-    p.routes.push_back(at == n.interfaces.end() ? model::Router::kNoRoute
-                                                : static_cast<int>(at - n.interfaces.begin()));
-  }
-  return std::make_unique<model::Router>(p, std::move(nics));
-}
-
 // Step 1: the network's models and their descriptions. The hosts' NICs are the scenario's
 // (preset + overrides, qdisc, CPU costs) or WireOnlyNic FIFOs (--nic fifo); routers always use
-// their models. Wire seeds as the simulator's: direction d = link * 2 + side uses
-// seed * 2 * links + d (the two-host form: seed * 2 + d).
+// their models (config::make_router, as the simulator). Wire seeds as the simulator's: direction d
+// = link * 2 + side uses seed * 2 * links + d (the two-host form: seed * 2 + d).
 EmulatedNetwork build_models(const config::Scenario& sc, const SessionOptions& opt,
                              SessionResult& result) {
   EmulatedNetwork e{config::network_of(sc), {}, {}, {}, {}, {}};
@@ -154,7 +125,7 @@ EmulatedNetwork build_models(const config::Scenario& sc, const SessionOptions& o
     }
   }
   for (size_t n = e.net.host_count(); n < e.net.nodes().size(); ++n) {
-    e.routers.push_back(build_router(sc, e.net, n));
+    e.routers.push_back(config::make_router(e.net, static_cast<int>(n)));
   }
   const uint64_t links = e.net.links().size();
   for (size_t l = 0; l < links; ++l) {
