@@ -97,7 +97,12 @@ void define_options(CLI::App& app, EmulateArgs& a) {
       "\n"
       "-- CMD ARGS runs CMD in host a; the emulation lasts until CMD exits and nicsim exits\n"
       "with CMD's status. CMD finds host b's address in $NICSIM_PEER (also NICSIM_LOCAL,\n"
-      "NICSIM_HOST, NICSIM_NETNS).");
+      "NICSIM_HOST, NICSIM_NETNS, and NICSIM_HOST_<name> for every host).\n"
+      "\n"
+      "A network ([routers.*], [[links]]): every host in its own namespace (198.18.<link>.x/24,\n"
+      "default route via its router), routers in nicsim's data path (TTL, checksum, next-hop\n"
+      "MACs, the interfaces' NIC and qdisc models on the router's emulated CPU); CMD runs in the\n"
+      "first host, --server in the second (docs/emu.md \"Networks\").");
   app.footer(
       "Examples: nicsim emulate scenarios/examples/100mbit-5ms.toml \\\n"
       "            --server 'iperf3 -s -1' -- sh -c 'iperf3 -c $NICSIM_PEER -t 5'\n"
@@ -267,14 +272,28 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
   }
   const bool quiet = a.quiet;
   session.on_ready = [&](const emu::Topology& t) {
-    if (!quiet) {
+    if (!quiet && t.host_count() == 2 && t.host(0).role == "a") {
       std::fprintf(stderr, "nicsim: host a %s (netns %s), host b %s (netns %s)\n",
                    t.host(0).addr_string().c_str(), t.host(0).netns.c_str(),
                    t.host(1).addr_string().c_str(), t.host(1).netns.c_str());
+    } else if (!quiet) {
+      for (size_t h = 0; h < t.host_count(); ++h) {
+        const emu::HostEnd& e = t.host(h);
+        std::fprintf(stderr, "nicsim: host %s %s/%d (netns %s)%s%s\n", e.name.c_str(),
+                     e.addr_string().c_str(), e.prefix_len, e.netns.c_str(),
+                     e.gateway ? ", gateway " : "",
+                     e.gateway ? emu::format_ipv4(e.peer_addr).c_str() : "");
+      }
     }
     if (traffic) {
-      traffic->start(live::NetnsHosts{t.host(0).netns_fd.get(), t.host(1).netns_fd.get(),
-                                      t.host(0).addr, t.host(1).addr});
+      live::NetnsHosts hosts{
+          t.host(0).netns_fd.get(), t.host(1).netns_fd.get(), t.host(0).addr, t.host(1).addr, {}};
+      if (t.host_count() > 2) {
+        for (size_t h = 0; h < t.host_count(); ++h) {
+          hosts.all.push_back({t.host(h).netns_fd.get(), t.host(h).addr});
+        }
+      }
+      traffic->start(hosts);
     }
   };
   const auto run_start = std::chrono::steady_clock::now();

@@ -1,98 +1,233 @@
 #include "nicsim/emu/datapath.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "nicsim/config/network.h"
+#include "nicsim/emu/address_plan.h"
 #include "nicsim/emu/frame_classifier.h"
 
 namespace nicsim::emu {
 
+DatapathLayout DatapathLayout::two_hosts() {
+  const AddressPlan plan = two_host_plan();
+  DatapathLayout l;
+  l.hosts = 2;
+  l.links = 1;
+  for (size_t h = 0; h < 2; ++h) {
+    l.interfaces.push_back(Interface{h, 0, 0, static_cast<int>(h), plan.hosts[h].self.mac});
+    l.host_interface.push_back(h);
+    l.peer.push_back(1 - h);
+    l.host_by_addr[plan.hosts[h].self.addr.s_addr] = static_cast<uint16_t>(h);
+  }
+  return l;
+}
+
+DatapathLayout DatapathLayout::of(const config::Network& net, const AddressPlan& addresses) {
+  DatapathLayout l;
+  l.hosts = net.host_count();
+  l.links = net.links().size();
+  l.router_interfaces.resize(net.nodes().size() - l.hosts);
+  for (size_t i = 0; i < net.interfaces().size(); ++i) {
+    const config::Network::Interface& f = net.interfaces()[i];
+    const size_t node = static_cast<size_t>(f.node);
+    const auto& on_node = net.nodes()[node].interfaces;
+    const int local = static_cast<int>(
+        std::find(on_node.begin(), on_node.end(), static_cast<int>(i)) - on_node.begin());
+    l.interfaces.push_back(
+        Interface{node, local, static_cast<size_t>(f.link), f.side, addresses.interfaces[i].mac});
+    l.peer.push_back(static_cast<size_t>(net.peer(static_cast<int>(i))));
+  }
+  for (size_t n = 0; n < net.nodes().size(); ++n) {
+    for (const int i : net.nodes()[n].interfaces) {
+      if (n < l.hosts) {
+        l.host_interface.push_back(static_cast<size_t>(i));
+      } else {
+        l.router_interfaces[n - l.hosts].push_back(static_cast<size_t>(i));
+      }
+    }
+  }
+  for (size_t h = 0; h < addresses.hosts.size(); ++h) {
+    l.host_by_addr[addresses.hosts[h].self.addr.s_addr] = static_cast<uint16_t>(h);
+  }
+  return l;
+}
+
 Datapath::Datapath(std::array<FramePort*, 2> ports, std::array<std::unique_ptr<model::Nic>, 2> nics,
                    std::array<model::Wire::Params, 2> wires, std::array<model::Cpu*, 2> cpus)
-    : ports_(ports), nics_(std::move(nics)) {
-  for (size_t i = 0; i < 2; ++i) {
-    wires_[i] = std::make_unique<model::Wire>(wires[i]);
-    sinks_[i] = std::make_unique<Sink>(this, i);
-    rx_[i].resize(kRxBudget);
-    rx_rt_[i].resize(kRxBudget);
-    rx_at_[i].resize(kRxBudget);
-    due_[i].reserve(1024);
+    : Datapath(DatapathLayout::two_hosts(), {ports[0], ports[1]},
+               [&] {
+                 std::vector<std::unique_ptr<model::Nic>> v;
+                 v.push_back(std::move(nics[0]));
+                 v.push_back(std::move(nics[1]));
+                 return v;
+               }(),
+               {}, {wires}, {cpus[0], cpus[1]}) {}
+
+Datapath::Datapath(DatapathLayout layout, std::vector<FramePort*> ports,
+                   std::vector<std::unique_ptr<model::Nic>> host_nics,
+                   std::vector<std::unique_ptr<model::Router>> routers,
+                   std::vector<std::array<model::Wire::Params, 2>> wires,
+                   std::vector<model::Cpu*> host_cpus)
+    : layout_(std::move(layout)), hosts_(layout_.hosts), routers_(std::move(routers)) {
+  if (ports.size() != layout_.hosts || host_nics.size() != layout_.hosts ||
+      routers_.size() != layout_.router_interfaces.size() || wires.size() != layout_.links) {
+    throw std::invalid_argument("Datapath: ports, NICs, routers or wires do not match the layout");
   }
-  for (size_t i = 0; i < 2; ++i) {
-    cpu_ptr_[i] = cpus[i] != nullptr ? cpus[i] : &cpus_[i];
-    nics_[i]->attach(wires_[i].get(), wires_[1 - i].get(), cpu_ptr_[i], sinks_[i].get());
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    Host& host = hosts_[h];
+    const DatapathLayout::Interface& f = layout_.interfaces[layout_.host_interface[h]];
+    host.port = ports[h];
+    host.nic = std::move(host_nics[h]);
+    host.sink = std::make_unique<Sink>(this, h);
+    host.cpu = h < host_cpus.size() && host_cpus[h] != nullptr ? host_cpus[h] : &host.own_cpu;
+    host.out_wire = f.link * 2 + static_cast<size_t>(f.side);
+    host.in_wire = f.link * 2 + 1 - static_cast<size_t>(f.side);
+    host.rx.resize(kRxBudget);
+    host.rx_rt.resize(kRxBudget);
+    host.rx_at.resize(kRxBudget);
+    host.due.reserve(1024);
+  }
+  arrivals_.reserve(kRxBudget * hosts_.size());
+  dir_.resize(layout_.links * 2);
+  attach_all(std::move(wires));
+}
+
+Datapath::~Datapath() = default;
+
+void Datapath::attach_all(std::vector<std::array<model::Wire::Params, 2>> wires) {
+  for (const auto& link : wires) {
+    for (const model::Wire::Params& p : link) {
+      wires_.push_back(std::make_unique<model::Wire>(p));
+    }
+  }
+  wire_observers_.resize(wires_.size());
+  for (Host& h : hosts_) {
+    h.nic->attach(wires_[h.out_wire].get(), wires_[h.in_wire].get(), h.cpu, h.sink.get());
+  }
+  for (size_t r = 0; r < routers_.size(); ++r) {
+    for (const size_t i : layout_.router_interfaces[r]) {
+      const DatapathLayout::Interface& f = layout_.interfaces[i];
+      const size_t out = f.link * 2 + static_cast<size_t>(f.side);
+      const size_t in = f.link * 2 + 1 - static_cast<size_t>(f.side);
+      routers_[r]->attach(f.local, wires_[out].get(), wires_[in].get());
+    }
+    next_hops_.push_back(std::make_unique<NextHop>(&layout_, r));
+    routers_[r]->set_observer(next_hops_.back().get());
   }
 }
 
 void Datapath::set_wire_tap(WireTap* tap) {
-  for (size_t d = 0; d < 2; ++d) {
+  for (size_t d = 0; d < wires_.size(); ++d) {
     wire_observers_[d] = tap != nullptr ? std::make_unique<WireObserver>(tap, d) : nullptr;
     wires_[d]->set_observer(wire_observers_[d].get());
   }
 }
 
-size_t Datapath::receive(std::array<bool, 2> ready, Time now, int64_t realtime_minus_time_ns) {
-  std::array<size_t, 2> n{0, 0};
-  for (size_t h = 0; h < 2; ++h) {
+void Datapath::stamp_input_times(Host& h, size_t n, Time now,
+                                 int64_t realtime_minus_time_ns) const {
+  Time prev = model_time_;
+  for (size_t i = 0; i < n; ++i) {
+    Time t = now;
+    if (h.rx_rt[i] != 0) {
+      t = Time::from_ns(h.rx_rt[i] - realtime_minus_time_ns);
+    }
+    t = min(max(t, prev), now);  // never before the models' time or the previous frame
+    h.rx_at[i] = t;
+    prev = t;
+  }
+}
+
+size_t Datapath::receive(const std::vector<bool>& ready, Time now, int64_t realtime_minus_time_ns) {
+  arrivals_.clear();
+  for (size_t h = 0; h < hosts_.size() && h < ready.size(); ++h) {
     if (!ready[h]) {
       continue;
     }
-    n[h] = ports_[h]->receive(rx_[h].data(), rx_rt_[h].data(), kRxBudget);
-    Time prev = model_time_;
-    for (size_t i = 0; i < n[h]; ++i) {
-      Time t = now;
-      if (rx_rt_[h][i] != 0) {
-        t = Time::from_ns(rx_rt_[h][i] - realtime_minus_time_ns);
-      }
-      t = min(max(t, prev), now);  // never before the models' time or the previous frame
-      rx_at_[h][i] = t;
-      prev = t;
+    Host& host = hosts_[h];
+    const size_t n = host.port->receive(host.rx.data(), host.rx_rt.data(), kRxBudget);
+    stamp_input_times(host, n, now, realtime_minus_time_ns);
+    for (size_t k = 0; k < n; ++k) {
+      arrivals_.push_back(
+          Arrival{host.rx_at[k], static_cast<uint32_t>(h), static_cast<uint32_t>(k)});
     }
   }
-  // Merge both hosts' frames by input time (host a first on ties).
-  size_t i = 0;
-  size_t j = 0;
-  while (i < n[0] || j < n[1]) {
-    const bool take_a = j >= n[1] || (i < n[0] && rx_at_[0][i] <= rx_at_[1][j]);
-    const size_t h = take_a ? 0 : 1;
-    const size_t k = take_a ? i++ : j++;
-    const Time t = rx_at_[h][k];
-    advance(t);
-    Packet& p = rx_[h][k];
-    DirectionStats& d = dir_[h];
-    ++d.frames_in;
-    d.bytes_in += p.len;
-    p.id = ++next_id_;
-    classify(p);
-    p.stamp(Stage::kCreated, t);
-    if (nics_[h]->send(std::move(p), t) == Verdict::kDropped) {
-      ++d.nic_drops;
-    }
+  // Merge the hosts' frames by input time (lower host index first on ties; each host's own
+  // frames are already in order).
+  std::sort(arrivals_.begin(), arrivals_.end(), [](const Arrival& x, const Arrival& y) {
+    return x.at != y.at ? x.at < y.at : (x.host != y.host ? x.host < y.host : x.k < y.k);
+  });
+  for (const Arrival& a : arrivals_) {
+    advance(a.at);
+    Packet& p = hosts_[a.host].rx[a.k];
+    send_from_host(a.host, p, a.at);
     p = Packet();  // reset the scratch slot (a refused packet's buffer returns to the pool)
   }
-  return n[0] + n[1];
+  return arrivals_.size();
+}
+
+void Datapath::send_from_host(size_t host, Packet& p, Time t) {
+  Host& h = hosts_[host];
+  DirectionStats& d = dir_[h.out_wire];
+  ++d.frames_in;
+  d.bytes_in += p.len;
+  p.id = ++next_id_;
+  const FrameInfo info = classify(p);
+  const auto to = layout_.host_by_addr.find(info.dst.s_addr);
+  p.dst_host = info.ipv4 && to != layout_.host_by_addr.end() ? to->second : kUnknownHost;
+  p.stamp(Stage::kCreated, t);
+  if (h.nic->send(std::move(p), t) == Verdict::kDropped) {
+    ++d.nic_drops;
+  }
 }
 
 void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   Datapath& dp = *dp_;
-  DirectionStats& d = dp.dir_[1 - host_];  // frames for host h travelled the other direction
+  Host& h = dp.hosts_[host_];
+  DirectionStats& d = dp.dir_[h.in_wire];
   ++d.frames_out;
   d.bytes_out += frame.len;
   if (write_ecn(frame)) {
     ++d.ce_marked;
   }
-  dp.due_[host_].push_back(scheduled);
-  dp.ports_[host_]->send(std::move(frame));
+  h.due.push_back(scheduled);
+  h.port->send(std::move(frame));
+}
+
+void Datapath::Sink::tx_released(const model::TxRelease&, Time) {
+  ++dp_->dir_[dp_->hosts_[host_].out_wire].tx_released;
+}
+
+void Datapath::NextHop::on_forward(Time, const Packet& p, int, int out) {
+  if (!p.payload || p.payload->bytes.size() < 12) {
+    return;
+  }
+  const size_t egress = layout_->router_interfaces[router_][static_cast<size_t>(out)];
+  const MacAddress& next = layout_->interfaces[layout_->peer[egress]].mac;
+  const MacAddress& self = layout_->interfaces[egress].mac;
+  uint8_t* eth = p.payload->bytes.data();
+  std::memcpy(eth, next.data(), next.size());
+  std::memcpy(eth + 6, self.data(), self.size());
 }
 
 void Datapath::advance(Time t) {
   model_time_ = max(model_time_, t);
   // A model processes everything due at or before `t` in one advance(); passes repeat while
-  // one NIC's transmission made the other NIC due (zero delay), with a guard against a model
-  // that keeps scheduling at the same instant.
+  // one model's output made another due (zero-delay wire, a router's forwarding job), with a
+  // guard against a model that keeps scheduling at the same instant.
   for (int pass = 0; pass < 64; ++pass) {
     bool ran = false;
-    for (size_t i = 0; i < 2; ++i) {
-      const std::optional<Time> e = nics_[i]->next_event();
+    for (Host& h : hosts_) {
+      const std::optional<Time> e = h.nic->next_event();
       if (e && *e <= model_time_) {
-        nics_[i]->advance(model_time_);
+        h.nic->advance(model_time_);
+        ran = true;
+      }
+    }
+    for (auto& r : routers_) {
+      const std::optional<Time> e = r->next_event();
+      if (e && *e <= model_time_) {
+        r->advance(model_time_);
         ran = true;
       }
     }
@@ -103,24 +238,69 @@ void Datapath::advance(Time t) {
 }
 
 void Datapath::flush(Time now) {
-  for (size_t i = 0; i < 2; ++i) {
-    ports_[i]->flush();
-    for (const Time scheduled : due_[i]) {
+  for (Host& h : hosts_) {
+    h.port->flush();
+    for (const Time scheduled : h.due) {
       lateness_.add(now - scheduled);
     }
-    due_[i].clear();
-    dir_[i].wire_lost = wires_[i]->stats().lost;
+    h.due.clear();
   }
 }
 
 std::optional<Time> Datapath::next_event() const {
   std::optional<Time> t;
-  for (const auto& nic : nics_) {
-    if (const auto e = nic->next_event()) {
+  auto consider = [&t](std::optional<Time> e) {
+    if (e) {
       t = t ? min(*t, *e) : *e;
     }
+  };
+  for (const Host& h : hosts_) {
+    consider(h.nic->next_event());
+  }
+  for (const auto& r : routers_) {
+    consider(r->next_event());
   }
   return t;
+}
+
+DirectionStats Datapath::stats(size_t direction) const {
+  DirectionStats d = dir_[direction];
+  d.wire_lost = wires_[direction]->stats().lost;
+  const size_t link = direction / 2;
+  const int side = static_cast<int>(direction % 2);
+  for (size_t i = 0; i < layout_.interfaces.size(); ++i) {
+    const DatapathLayout::Interface& f = layout_.interfaces[i];
+    if (f.link != link || f.node < layout_.hosts) {
+      continue;
+    }
+    const model::Router& r = *routers_[f.node - layout_.hosts];
+    if (f.side == side) {  // the router sends on this direction
+      const model::Router::InterfaceStats& s = r.interface_stats(f.local);
+      d.frames_in = s.forwarded_out + s.egress_refused;
+      d.nic_drops = s.egress_refused;
+    } else {  // the router receives from it
+      const model::NicCounters c = r.nic(f.local).counters();
+      d.frames_out = c.rx_packets;
+      d.bytes_out = c.rx_bytes;
+    }
+  }
+  return d;
+}
+
+const model::Nic& Datapath::nic(size_t iface) const {
+  const DatapathLayout::Interface& f = layout_.interfaces[iface];
+  if (f.node < layout_.hosts) {
+    return *hosts_[f.node].nic;
+  }
+  return routers_[f.node - layout_.hosts]->nic(f.local);
+}
+
+const model::Cpu& Datapath::cpu(size_t iface) const {
+  const DatapathLayout::Interface& f = layout_.interfaces[iface];
+  if (f.node < layout_.hosts) {
+    return *hosts_[f.node].cpu;
+  }
+  return routers_[f.node - layout_.hosts]->cpu();
 }
 
 }  // namespace nicsim::emu

@@ -4,8 +4,20 @@
 //   host a kernel ─▶ port[a].receive ─▶ nic[a].send ─▶ wire a→b ─▶ nic[b] ─▶ sink[b] ─▶ port[b]
 //   host b kernel ─▶ port[b].receive ─▶ nic[b].send ─▶ wire b→a ─▶ nic[a] ─▶ sink[a] ─▶ port[a]
 //
+// and over a network (config::Network, DatapathLayout below), e.g. a - r - b:
+//
+//   host a ─▶ port[a] ─▶ nic[a] ─▶ wire a→r.lan ─▶ Router r: nic[r.lan] ─▶ forward (TTL,
+//     checksum, MACs of the egress link) ─▶ nic[r.wan] ─▶ wire r.wan→b ─▶ nic[b] ─▶ port[b]
+//
 // Each host has one model::Nic attached to its outgoing and incoming Wire and to its own
-// model::Cpu (as in the simulator); what a NIC delivers goes to its own host's port. The NICs
+// model::Cpu (as in the simulator); what a NIC delivers goes to its own host's port. Routers
+// are model::Router (the simulator's forwarding element: one NIC per interface on the router's
+// Cpu, routes on Packet::dst_host, TTL and IPv4 checksum); the classifier sets dst_host from
+// the frame's IPv4 destination (the host owning that address; none: kUnknownHost, which no
+// router has a route for). When a router forwards a frame, its Ethernet source becomes the
+// egress interface's MAC and its destination the MAC at the other end of the egress link (the
+// next hop), as the kernel's neighbour output does; hosts then see frames exactly as from a
+// real router. The NICs
 // are the scenario hosts' PlatformNic / UsbNic (config/host_nic.h; the session builds them) or, in
 // tests, WireOnlyNic. Frames are Packets whose payload holds the real bytes, moved from stage
 // to stage; a USB NIC encodes them into bulk transfers with the chip's framing and decodes
@@ -36,53 +48,99 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "nicsim/core/packet.h"
 #include "nicsim/core/time.h"
 #include "nicsim/emu/frame_port.h"
+#include "nicsim/emu/netlink.h"
 #include "nicsim/model/nic.h"
+#include "nicsim/model/router.h"
 #include "nicsim/model/wire.h"
 #include "nicsim/report/latency_recorder.h"
 
+namespace nicsim::config {
+class Network;
+}
+
 namespace nicsim::emu {
 
+struct AddressPlan;
+
+// Counters of one wire direction (link l, side s: from the interface at ends[s] to the one at
+// ends[1-s]; in the two-host form 0 = a→b, 1 = b→a). At a router's end only frame counts are
+// known (from the router and its NICs); bytes_in stays 0 there.
 struct DirectionStats {
-  uint64_t frames_in = 0;  // read from the sending host
+  uint64_t frames_in = 0;  // offered to the sending NIC (read from its host / forwarded to it)
   uint64_t bytes_in = 0;
-  uint64_t frames_out = 0;  // handed to the receiving host's port
+  uint64_t frames_out = 0;  // delivered by the receiving NIC (to its host's port / router)
   uint64_t bytes_out = 0;
   uint64_t nic_drops = 0;    // refused by the sending NIC (Verdict::kDropped)
   uint64_t wire_lost = 0;    // lost on the wire (loss model)
-  uint64_t tx_released = 0;  // TX completions (and in-queue drops) the sending NIC reported
-  uint64_t ce_marked = 0;    // frames whose IPv4 ECN field was rewritten to CE
+  uint64_t tx_released = 0;  // TX completions (and in-queue drops) a sending host's NIC reported
+  uint64_t ce_marked = 0;    // frames whose IPv4 ECN field was rewritten to CE (at a host)
 };
 
-// Sees every frame entering a wire (pcap export). `direction` 0 = a→b, 1 = b→a; `first_bit`
-// is the model time of the frame's first bit on the wire.
+// Sees every frame entering a wire (pcap export). `direction` = link * 2 + side (0 = a→b,
+// 1 = b→a in the two-host form); `first_bit` is the model time of the frame's first bit on
+// the wire.
 class WireTap {
  public:
   virtual ~WireTap() = default;
   virtual void on_wire(size_t direction, Time first_bit, const Packet& frame) = 0;
 };
 
+// Where every interface of the emulated network is, resolved from a config::Network and its
+// AddressPlan (of()) or the two-host form (two_hosts()).
+struct DatapathLayout {
+  struct Interface {
+    size_t node = 0;  // host index, or host_count + router index
+    int local = 0;    // its index on its router (0 on a host)
+    size_t link = 0;
+    int side = 0;  // sends on wire link*2+side, receives on link*2+1-side
+    MacAddress mac{};
+  };
+  size_t hosts = 0;
+  size_t links = 0;
+  std::vector<Interface> interfaces;
+  std::vector<size_t> host_interface;                   // per host
+  std::vector<std::vector<size_t>> router_interfaces;   // per router: local -> interface
+  std::vector<size_t> peer;                             // per interface: the other end
+  std::unordered_map<uint32_t, uint16_t> host_by_addr;  // IPv4 (network order) -> host
+
+  static DatapathLayout two_hosts();
+  static DatapathLayout of(const config::Network& net, const AddressPlan& addresses);
+};
+
 class Datapath {
  public:
-  static constexpr size_t kRxBudget = 256;  // frames read per port per receive() call
+  static constexpr size_t kRxBudget = 256;          // frames read per port per receive() call
+  static constexpr uint16_t kUnknownHost = 0xffff;  // dst_host of a frame for no host
 
-  // ports[i] / nics[i] belong to host i (0 = a, 1 = b); wires[0] carries a→b, wires[1] b→a.
-  // The NICs are attached here, each to cpus[i] or, where that is nullptr, to a Cpu the
-  // Datapath owns (the emulated host's core: its costs are modelled delays, not ours).
+  // The two-host form: ports[i] / nics[i] belong to host i (0 = a, 1 = b); wires[0] carries
+  // a→b, wires[1] b→a. The NICs are attached here, each to cpus[i] or, where that is nullptr,
+  // to a Cpu the Datapath owns (the emulated host's core: its costs are modelled delays, not
+  // ours).
   Datapath(std::array<FramePort*, 2> ports, std::array<std::unique_ptr<model::Nic>, 2> nics,
            std::array<model::Wire::Params, 2> wires,
            std::array<model::Cpu*, 2> cpus = {nullptr, nullptr});
+  // A network: one port and NIC per host (host order), the routers (router order, each with
+  // its NICs, interface order as in the layout), both directions of every link
+  // (wires[l][s]: from ends[s]); host_cpus[h] (may be empty or hold nullptr) as above.
+  Datapath(DatapathLayout layout, std::vector<FramePort*> ports,
+           std::vector<std::unique_ptr<model::Nic>> host_nics,
+           std::vector<std::unique_ptr<model::Router>> routers,
+           std::vector<std::array<model::Wire::Params, 2>> wires,
+           std::vector<model::Cpu*> host_cpus = {});
   Datapath(const Datapath&) = delete;
   Datapath& operator=(const Datapath&) = delete;
+  ~Datapath();
 
-  // Reads what the hosts with ready[i] have sent (up to kRxBudget frames each) and hands it to
+  // Reads what the hosts with ready[h] have sent (up to kRxBudget frames each) and hands it to
   // their NICs in time order (see above). `realtime_minus_time_ns` converts the ports'
   // CLOCK_REALTIME stamps to Time (RealClock::realtime_minus_time_ns). Returns frames read.
-  size_t receive(std::array<bool, 2> ready, Time now, int64_t realtime_minus_time_ns = 0);
+  size_t receive(const std::vector<bool>& ready, Time now, int64_t realtime_minus_time_ns = 0);
   // Runs every model event due at or before t; delivered frames are queued on the ports.
   void advance(Time t);
   // Writes the queued frames; records their release lateness against `now`.
@@ -97,12 +155,19 @@ class Datapath {
   // The latest time the models have been advanced to or fed at.
   Time model_time() const { return model_time_; }
 
-  const DirectionStats& stats(size_t direction) const { return dir_[direction]; }
+  const DatapathLayout& layout() const { return layout_; }
+  size_t host_count() const { return hosts_.size(); }
+  size_t direction_count() const { return wires_.size(); }
+  DirectionStats stats(size_t direction) const;
   const model::Wire& wire(size_t direction) const { return *wires_[direction]; }
-  const model::Nic& nic(size_t host) const { return *nics_[host]; }
+  // The NIC of interface `iface` (in the two-host form: of host `iface`).
+  const model::Nic& nic(size_t iface) const;
+  // The emulated CPU interface `iface`'s NIC runs on (a host's, or its router's).
+  const model::Cpu& cpu(size_t iface) const;
+  size_t router_count() const { return routers_.size(); }
+  const model::Router& router(size_t r) const { return *routers_[r]; }
   const report::LatencyRecorder& release_lateness() const { return lateness_; }
-  const model::Cpu& cpu(size_t host) const { return *cpu_ptr_[host]; }
-  // Every frame entering either wire is shown to `tap` (nullptr: none). Not owned.
+  // Every frame entering any wire is shown to `tap` (nullptr: none). Not owned.
   void set_wire_tap(WireTap* tap);
 
  private:
@@ -110,7 +175,7 @@ class Datapath {
    public:
     Sink(Datapath* dp, size_t host) : dp_(dp), host_(host) {}
     void deliver(Packet&& frame, Time now) override;
-    void tx_released(const model::TxRelease&, Time) override { ++dp_->dir_[host_].tx_released; }
+    void tx_released(const model::TxRelease&, Time) override;
 
    private:
     Datapath* dp_;
@@ -125,20 +190,49 @@ class Datapath {
     WireTap* tap_;
     size_t direction_;
   };
+  // Rewrites a forwarded frame's MACs to its egress link's (the payload is the frame's bytes,
+  // still the router's to change: the egress NIC's send() comes after this call).
+  class NextHop final : public model::RouterObserver {
+   public:
+    NextHop(const DatapathLayout* layout, size_t router) : layout_(layout), router_(router) {}
+    void on_forward(Time now, const Packet& p, int in, int out) override;
 
-  std::array<FramePort*, 2> ports_;
-  std::array<std::unique_ptr<model::Wire>, 2> wires_;
-  std::array<std::unique_ptr<model::Nic>, 2> nics_;
-  std::array<std::unique_ptr<Sink>, 2> sinks_;
-  std::array<model::Cpu, 2> cpus_{};
-  std::array<model::Cpu*, 2> cpu_ptr_{};
-  std::array<std::unique_ptr<WireObserver>, 2> wire_observers_;
+   private:
+    const DatapathLayout* layout_;
+    size_t router_;
+  };
+  struct Host {
+    FramePort* port = nullptr;
+    std::unique_ptr<model::Nic> nic;
+    std::unique_ptr<Sink> sink;
+    model::Cpu own_cpu;
+    model::Cpu* cpu = nullptr;
+    size_t out_wire = 0;  // the direction its frames leave on
+    size_t in_wire = 0;
+    std::vector<Packet> rx;      // receive scratch, kRxBudget
+    std::vector<int64_t> rx_rt;  // their kernel timestamps
+    std::vector<Time> rx_at;     // their input times
+    std::vector<Time> due;       // scheduled release of each frame queued on the port
+  };
+  struct Arrival {
+    Time at;
+    uint32_t host;
+    uint32_t k;
+  };
+
+  void attach_all(std::vector<std::array<model::Wire::Params, 2>> wires);
+  void stamp_input_times(Host& h, size_t n, Time now, int64_t realtime_minus_time_ns) const;
+  void send_from_host(size_t host, Packet& p, Time t);
+
+  DatapathLayout layout_;
+  std::vector<std::unique_ptr<model::Wire>> wires_;  // by direction
+  std::vector<Host> hosts_;
+  std::vector<std::unique_ptr<model::Router>> routers_;
+  std::vector<std::unique_ptr<NextHop>> next_hops_;
+  std::vector<std::unique_ptr<WireObserver>> wire_observers_;
+  std::vector<Arrival> arrivals_;  // receive scratch
   uint64_t next_id_ = 0;
-  std::array<DirectionStats, 2> dir_{};
-  std::array<std::vector<Packet>, 2> rx_;      // receive scratch, kRxBudget per host
-  std::array<std::vector<int64_t>, 2> rx_rt_;  // their kernel timestamps
-  std::array<std::vector<Time>, 2> rx_at_;     // their input times
-  std::array<std::vector<Time>, 2> due_;       // scheduled release of each frame queued per port
+  std::vector<DirectionStats> dir_;  // host ends' live counters, by direction
   Time model_time_;
   report::LatencyRecorder lateness_;
 };

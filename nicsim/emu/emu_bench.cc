@@ -156,7 +156,7 @@ void BM_ForwardRealFrames(benchmark::State& state) {
   const auto len = static_cast<size_t>(state.range(1));
   for (auto _ : state) {
     remove_stale_namespaces("nicsimbench");
-    auto topo = Topology::create({.io = io, .prefix = "nicsimbench"});
+    auto topo = Topology::create({.io = io, .prefix = "nicsimbench", .mtu = 1500, .hosts = {}});
     FramePool pool(2048, 4096);
     std::array<std::unique_ptr<FramePort>, 2> ports;
     for (size_t i = 0; i < 2; ++i) {
@@ -224,7 +224,7 @@ void BM_ForwardRealFrames(benchmark::State& state) {
       if (!deadline || *deadline > end) {
         deadline = end;
       }
-      std::array<bool, 2> ready{false, false};
+      std::vector<bool> ready{false, false};
       for (uint32_t token : loop.wait(deadline)) {
         ready[token] = true;
       }

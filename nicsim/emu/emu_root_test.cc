@@ -123,7 +123,8 @@ TEST(Topology, BuildsAndRemovesNamespacesWithOffloadsOff) {
   REQUIRE_EMU();
   std::vector<std::string> names;
   {
-    auto topo = Topology::create({.io = FrameIo::kPacket, .prefix = kPrefix});
+    auto topo =
+        Topology::create({.io = FrameIo::kPacket, .prefix = kPrefix, .mtu = 1500, .hosts = {}});
     names = topo->namespaces();
     ASSERT_EQ(names.size(), 3u);
     for (const auto& n : names) {
@@ -203,7 +204,7 @@ class FrameIoTest : public ::testing::TestWithParam<FrameIo> {};
 
 TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
   REQUIRE_EMU();
-  auto topo = Topology::create({.io = GetParam(), .prefix = kPrefix});
+  auto topo = Topology::create({.io = GetParam(), .prefix = kPrefix, .mtu = 1500, .hosts = {}});
   FramePool pool;
   std::array<std::unique_ptr<FramePort>, 2> ports;
   for (size_t i = 0; i < 2; ++i) {
@@ -245,7 +246,7 @@ TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
     if (!deadline || *deadline > tick) {
       deadline = tick;
     }
-    std::array<bool, 2> ready{false, false};
+    std::vector<bool> ready{false, false};
     for (uint32_t token : loop.wait(deadline)) {
       if (token < 2) {
         ready[token] = true;
@@ -351,6 +352,63 @@ TEST(Session, ServerThatNeverListens) {
   EXPECT_EQ(r.exit_status, 1);
   ASSERT_FALSE(notices.empty());
   EXPECT_NE(notices.back().find("server exited"), std::string::npos);
+}
+
+// scenario_run() as a network: a - r - b, router r with interfaces lan and wan (the hosts' NIC,
+// qdisc and CPU), both links the same wire. Built in code, as config::network_of takes it.
+config::Run network_run() {
+  config::Run run = scenario_run();
+  config::Scenario& s = run.scenario;
+  config::RouterConfig r;
+  r.name = "r";
+  r.cpu_preset = s.hosts[0].cpu_preset;
+  r.cpu = s.hosts[0].cpu;
+  for (const char* name : {"lan", "wan"}) {
+    config::RouterInterfaceConfig i;
+    i.name = name;
+    i.nic = s.hosts[0].nic;
+    i.qdisc = s.hosts[0].qdisc;
+    r.interfaces.push_back(i);
+  }
+  s.routers = {r};
+  config::LinkConfig l0{{"a", "r.lan"}, s.wire, s.wire};
+  config::LinkConfig l1{{"r.wan", "b"}, s.wire, s.wire};
+  s.links = {l0, l1};
+  return run;
+}
+
+// Host a's kernel reaches host b's through the router in the data path: a is 198.18.0.1 with a
+// default route via r.lan (198.18.0.2), $NICSIM_HOST_b and $NICSIM_PEER are b's 198.18.1.2, all
+// five replies come back with TTL 63 (b sent 64; r decremented it), and pings with TTL 1 die at
+// r. The router counts 10 forwarded frames and 2 expired; the three namespaces are gone after.
+TEST(Session, NetworkRouterForwardsBetweenNamespaces) {
+  REQUIRE_EMU();
+  if (::access("/usr/bin/ping", X_OK) != 0 && ::access("/bin/ping", X_OK) != 0) {
+    GTEST_SKIP() << "ping is not installed";
+  }
+  SessionOptions opt;
+  opt.prefix = kPrefix;
+  opt.command = {"/bin/sh", "-c",
+                 "ip route show default | grep -q 'via 198.18.0.2' || exit 11; "
+                 "test \"$NICSIM_HOST_b\" = 198.18.1.2 && test \"$NICSIM_PEER\" = 198.18.1.2 || "
+                 "exit 12; "
+                 "n=$(ping -n -c 5 -i 0.05 -W 2 \"$NICSIM_HOST_b\" | grep -c 'ttl=63 '); "
+                 "test \"$n\" = 5 || exit 13; "
+                 "ping -n -c 2 -i 0.05 -W 1 -t 1 \"$NICSIM_HOST_b\" >/dev/null && exit 14; exit 0"};
+  const SessionResult r = run_session(network_run(), opt);
+  EXPECT_EQ(r.exit_status, 0) << "11: no default route, 12: environment, 13: TTL or loss, "
+                                 "14: TTL 1 answered";
+  ASSERT_EQ(r.routers.size(), 1u);
+  EXPECT_EQ(r.routers[0].name, "r");
+  EXPECT_EQ(r.routers[0].stats.forwarded, 10u);
+  EXPECT_EQ(r.routers[0].stats.ttl_expired, 2u);
+  EXPECT_EQ(r.routers[0].stats.no_route, 0u);
+  ASSERT_EQ(r.direction_labels.size(), 4u);
+  EXPECT_EQ(r.direction_labels[0], "a->r.lan");
+  ASSERT_EQ(r.namespaces.size(), 3u);
+  for (const auto& n : r.namespaces) {
+    EXPECT_FALSE(netns_exists(n)) << n << " left behind";
+  }
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "nicsim/config/host_nic.h"
+#include "nicsim/config/network.h"
 #include "nicsim/config/scenario.h"
+#include "nicsim/emu/address_plan.h"
 #include "nicsim/emu/datapath.h"
 #include "nicsim/emu/frame_classifier.h"
 #include "nicsim/emu/frame_pool.h"
@@ -747,6 +749,286 @@ TEST(Pcap, UnwritablePathThrowsWithTheName) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.pcap"), std::string::npos);
   }
+}
+
+// ---- a network: a - r - b with the router in the data path ---------------------------------
+//
+//   a (198.18.0.1) ─ link 0: 100 Mbit/s, 1 ms ─ r.lan | r | r.wan ─ link 1: 10 Mbit/s, 1 ms ─ b
+//                                                                                (198.18.1.2)
+// Interfaces: 0 = a, 1 = b, 2 = r.lan, 3 = r.wan (hosts first, as config::Network numbers
+// them). Every NIC is a WireOnlyNic (a FIFO ahead of the wire), so the times are the wires'
+// plus the router's forwarding cost (per_forward = 5 us on its Cpu).
+
+namespace net3 {
+
+constexpr MacAddress kMacA = {0x02, 0x6e, 0x73, 0, 0, 0x0a};
+constexpr MacAddress kMacB = {0x02, 0x6e, 0x73, 0, 0, 0x0b};
+constexpr MacAddress kMacLan = {0x02, 0x6e, 0x73, 1, 0, 2};
+constexpr MacAddress kMacWan = {0x02, 0x6e, 0x73, 1, 0, 3};
+constexpr uint8_t kAddrA[4] = {198, 18, 0, 1};
+constexpr uint8_t kAddrB[4] = {198, 18, 1, 2};
+
+in_addr addr(const uint8_t (&a)[4]) {
+  in_addr x{};
+  std::memcpy(&x, a, 4);
+  return x;
+}
+
+DatapathLayout layout() {
+  DatapathLayout l;
+  l.hosts = 2;
+  l.links = 2;
+  l.interfaces = {
+      {0, 0, 0, 0, kMacA}, {1, 0, 1, 1, kMacB}, {2, 0, 0, 1, kMacLan}, {2, 1, 1, 0, kMacWan}};
+  l.host_interface = {0, 1};
+  l.router_interfaces = {{2, 3}};
+  l.peer = {2, 3, 0, 1};
+  l.host_by_addr = {{addr(kAddrA).s_addr, 0}, {addr(kAddrB).s_addr, 1}};
+  return l;
+}
+
+// A UDP frame from `src` to `dst` addressed at link-layer `to` (the host's gateway).
+std::vector<uint8_t> frame(size_t len, const uint8_t (&src)[4], const uint8_t (&dst)[4],
+                           const MacAddress& from, const MacAddress& to, uint8_t ttl = 64) {
+  std::vector<uint8_t> f = udp_frame(len, 0, 4000, 5000, 7);
+  std::copy(to.begin(), to.end(), f.begin());
+  std::copy(from.begin(), from.end(), f.begin() + 6);
+  std::copy(src, src + 4, f.begin() + 14 + 12);
+  std::copy(dst, dst + 4, f.begin() + 14 + 16);
+  f[14 + 8] = ttl;
+  f[14 + 10] = 0;
+  f[14 + 11] = 0;
+  const uint16_t c = ip_checksum(f, 14, 20);
+  f[14 + 10] = static_cast<uint8_t>(c >> 8);
+  f[14 + 11] = static_cast<uint8_t>(c);
+  return f;
+}
+
+struct Fixture {
+  Fixture() : a(pool), b(pool) {
+    model::Wire::Params fast;
+    fast.rate = Rate::mbit(100);
+    fast.delay = 1_ms;
+    model::Wire::Params slow = fast;
+    slow.rate = Rate::mbit(10);
+    std::vector<std::unique_ptr<model::Nic>> hosts;
+    hosts.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{}));
+    hosts.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{}));
+    model::Router::Params rp;
+    rp.cpu.per_forward = 5_us;
+    rp.interfaces.resize(2);
+    rp.routes = {0, 1};  // a leaves on lan, b on wan
+    std::vector<std::unique_ptr<model::Nic>> router_nics;
+    router_nics.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{}));
+    router_nics.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{}));
+    std::vector<std::unique_ptr<model::Router>> routers;
+    routers.push_back(std::make_unique<model::Router>(rp, std::move(router_nics)));
+    dp = std::make_unique<Datapath>(
+        layout(), std::vector<FramePort*>{&a, &b}, std::move(hosts), std::move(routers),
+        std::vector<std::array<model::Wire::Params, 2>>{{fast, fast}, {slow, slow}});
+  }
+  ~Fixture() {
+    dp.reset();
+    a.written.clear();
+    b.written.clear();
+  }
+  void run_until(Time t) {
+    while (const std::optional<Time> e = dp->next_event()) {
+      if (*e > t) {
+        break;
+      }
+      dp->service(*e);
+    }
+    dp->service(t);
+  }
+  FramePool pool;
+  FakePort a;
+  FakePort b;
+  std::unique_ptr<Datapath> dp;
+};
+
+MacAddress dst_mac(const Packet& p) {
+  MacAddress m{};
+  std::copy_n(p.payload->bytes.begin(), 6, m.begin());
+  return m;
+}
+MacAddress src_mac(const Packet& p) {
+  MacAddress m{};
+  std::copy_n(p.payload->bytes.begin() + 6, 6, m.begin());
+  return m;
+}
+
+}  // namespace net3
+
+// A 98-byte frame a -> b: 122 byte times on link 0 (9,760 ns at 100 Mbit/s) + 1 ms, the
+// router's 5 us, 122 byte times on link 1 (97,600 ns at 10 Mbit/s) + 1 ms = 2,112,360 ns. At b
+// it has TTL 63 with a valid header checksum, b's MAC as destination and r.wan's as source;
+// everything else is the bytes a sent.
+TEST(NetworkDatapath, RouterForwardsWithTtlChecksumAndNextHopMacs) {
+  using namespace net3;
+  Fixture f;
+  const std::vector<uint8_t> sent = frame(98, kAddrA, kAddrB, kMacA, kMacLan);
+  f.a.inject_packet(packet_of(f.pool, sent));
+  f.dp->receive({true, false}, Time::zero());
+  f.run_until(Time::from_ns(2'112'359));
+  EXPECT_TRUE(f.b.written.empty());
+  f.run_until(Time::from_ns(2'112'360));
+  ASSERT_EQ(f.b.written.size(), 1u);
+  const Packet& got = f.b.written[0];
+  ASSERT_EQ(got.payload->bytes.size(), sent.size());
+  EXPECT_EQ(got.dst_host, 1u);
+  EXPECT_EQ(dst_mac(got), kMacB);
+  EXPECT_EQ(src_mac(got), kMacWan);
+  EXPECT_EQ(got.payload->bytes[14 + 8], 63);
+  EXPECT_EQ(ip_checksum(got.payload->bytes, 14, 20), 0) << "header checksum invalid";
+  std::vector<uint8_t> expect = sent;
+  std::copy(kMacB.begin(), kMacB.end(), expect.begin());
+  std::copy(kMacWan.begin(), kMacWan.end(), expect.begin() + 6);
+  expect[14 + 8] = 63;
+  expect[14 + 10] = got.payload->bytes[14 + 10];
+  expect[14 + 11] = got.payload->bytes[14 + 11];
+  EXPECT_EQ(got.payload->bytes, expect);
+  EXPECT_TRUE(f.a.written.empty());
+  EXPECT_EQ(f.dp->router(0).stats().forwarded, 1u);
+  // Per direction: a->r.lan carried it in and out, r.wan->b too.
+  EXPECT_EQ(f.dp->stats(0).frames_in, 1u);
+  EXPECT_EQ(f.dp->stats(0).frames_out, 1u);
+  EXPECT_EQ(f.dp->stats(2).frames_in, 1u);
+  EXPECT_EQ(f.dp->stats(2).frames_out, 1u);
+  EXPECT_EQ(f.dp->stats(3).frames_in, 0u);
+}
+
+// The routes go both ways: b -> a leaves the router on lan, with a's and r.lan's MACs.
+TEST(NetworkDatapath, RoutesTheReverseDirection) {
+  using namespace net3;
+  Fixture f;
+  f.b.inject_packet(packet_of(f.pool, frame(98, kAddrB, kAddrA, kMacB, kMacWan)));
+  f.dp->receive({false, true}, Time::zero());
+  f.run_until(Time::zero() + 10_ms);
+  ASSERT_EQ(f.a.written.size(), 1u);
+  EXPECT_EQ(f.a.written[0].dst_host, 0u);
+  EXPECT_EQ(dst_mac(f.a.written[0]), kMacA);
+  EXPECT_EQ(src_mac(f.a.written[0]), kMacLan);
+  EXPECT_TRUE(f.b.written.empty());
+}
+
+// A destination no host owns (a router interface's address, or anything else) has no route:
+// the router drops it and counts it. So does a frame arriving with TTL 1.
+TEST(NetworkDatapath, NoRouteAndExpiredTtlAreDropped) {
+  using namespace net3;
+  Fixture f;
+  const uint8_t elsewhere[4] = {198, 18, 9, 9};
+  f.a.inject_packet(packet_of(f.pool, frame(98, kAddrA, elsewhere, kMacA, kMacLan)));
+  f.a.inject_packet(packet_of(f.pool, frame(98, kAddrA, kAddrB, kMacA, kMacLan, 1)));
+  f.a.inject_packet(packet_of(f.pool, frame(98, kAddrA, kAddrB, kMacA, kMacLan, 2)));
+  f.dp->receive({true, false}, Time::zero());
+  f.run_until(Time::zero() + 10_ms);
+  EXPECT_EQ(f.dp->router(0).stats().no_route, 1u);
+  EXPECT_EQ(f.dp->router(0).stats().ttl_expired, 1u);
+  ASSERT_EQ(f.b.written.size(), 1u);  // the TTL 2 frame, as TTL 1
+  EXPECT_EQ(f.b.written[0].payload->bytes[14 + 8], 1);
+  EXPECT_TRUE(f.a.written.empty());
+  EXPECT_EQ(f.pool.outstanding(), f.b.written.size()) << "dropped frames return their buffers";
+}
+
+// 20 back-to-back 1514-byte frames from a: link 0 brings one every 123,040 ns, link 1 takes
+// 1,230,400 ns for each, so the queue builds in r.wan's NIC (the router's egress) and the
+// frames reach b one link-1 slot apart.
+TEST(NetworkDatapath, QueueBuildsAtTheRoutersEgress) {
+  using namespace net3;
+  Fixture f;
+  for (int i = 0; i < 20; ++i) {
+    f.a.inject_packet(packet_of(f.pool, frame(1514, kAddrA, kAddrB, kMacA, kMacLan)));
+  }
+  f.dp->receive({true, false}, Time::zero());
+  f.run_until(Time::zero() + 5_ms);
+  const model::NicQueueSample q = f.dp->nic(3).queue_sample();
+  EXPECT_GE(q.qdisc_packets, 10u) << "r.wan's queue at 5 ms";
+  EXPECT_EQ(f.dp->nic(1).queue_sample().qdisc_packets, 0u);
+  f.run_until(Time::zero() + 50_ms);
+  ASSERT_EQ(f.b.written.size(), 20u);
+  EXPECT_EQ(f.dp->stats(2).frames_out, 20u);
+  EXPECT_EQ(f.dp->router(0).stats().forwarded, 20u);
+  EXPECT_GT(f.dp->cpu(2).stats().busy, Duration::zero());  // the router's CPU forwarded them
+}
+
+// The a - r - b network as the scenario loader would hand it over (hosts a, b; router r with
+// interfaces lan, wan; links a - r.lan, r.wan - b).
+config::Scenario a_r_b_scenario() {
+  config::Scenario s;
+  s.hosts.resize(2);
+  s.hosts[0].name = "a";
+  s.hosts[1].name = "b";
+  config::RouterConfig r;
+  r.name = "r";
+  r.interfaces.resize(2);
+  r.interfaces[0].name = "lan";
+  r.interfaces[1].name = "wan";
+  s.routers.push_back(r);
+  config::LinkConfig l0;
+  l0.ends[0] = "a";
+  l0.ends[1] = "r.lan";
+  config::LinkConfig l1;
+  l1.ends[0] = "r.wan";
+  l1.ends[1] = "b";
+  s.links = {l0, l1};
+  return s;
+}
+
+// The two-host form keeps its addresses, MACs and namespace roles; a network gets one /24 per
+// link, .1 for ends[0], default routes through the router's interfaces.
+TEST(AddressPlan, TwoHostFormAndNetwork) {
+  config::Scenario two;
+  two.hosts.resize(2);
+  two.hosts[0].name = "board";
+  two.hosts[1].name = "pc";
+  const AddressPlan p2 = address_plan(config::network_of(two), true);
+  const AddressPlan ref = two_host_plan();
+  ASSERT_EQ(p2.hosts.size(), 2u);
+  for (size_t h = 0; h < 2; ++h) {
+    EXPECT_EQ(p2.hosts[h].role, ref.hosts[h].role);
+    EXPECT_EQ(format_ipv4(p2.hosts[h].self.addr), format_ipv4(ref.hosts[h].self.addr));
+    EXPECT_EQ(p2.hosts[h].self.mac, ref.hosts[h].self.mac);
+    EXPECT_EQ(p2.hosts[h].port_mac, ref.hosts[h].port_mac);
+    EXPECT_EQ(format_ipv4(p2.hosts[h].peer_addr), format_ipv4(ref.hosts[h].peer_addr));
+    EXPECT_FALSE(p2.hosts[h].gateway);
+  }
+  EXPECT_EQ(ref.hosts[0].role, "a");
+  EXPECT_EQ(format_ipv4(ref.hosts[0].self.addr), "198.18.0.1");
+  EXPECT_EQ(format_ipv4(ref.hosts[1].self.addr), "198.18.0.2");
+  EXPECT_EQ(format_mac(ref.hosts[0].self.mac), "02:6e:73:00:00:0a");
+  EXPECT_EQ(format_mac(ref.hosts[1].port_mac), "02:6e:73:00:01:0b");
+
+  const config::Scenario s = a_r_b_scenario();
+  const config::Network net = config::network_of(s);
+  const AddressPlan p = address_plan(net, false);
+  ASSERT_EQ(p.hosts.size(), 2u);
+  EXPECT_EQ(p.hosts[0].role, "h0");
+  EXPECT_EQ(p.hosts[0].name, "a");
+  EXPECT_EQ(format_ipv4(p.hosts[0].self.addr), "198.18.0.1");
+  EXPECT_EQ(format_ipv4(p.hosts[0].peer_addr), "198.18.0.2");
+  EXPECT_TRUE(p.hosts[0].gateway);
+  EXPECT_EQ(format_ipv4(p.hosts[1].self.addr), "198.18.1.2");
+  EXPECT_EQ(format_ipv4(p.hosts[1].peer_addr), "198.18.1.1");
+  EXPECT_EQ(p.hosts[1].peer_mac, net3::kMacWan);
+  EXPECT_EQ(p.host_of(p.hosts[1].self.addr), std::optional<uint16_t>(1));
+  EXPECT_EQ(p.host_of(p.hosts[1].peer_addr), std::nullopt);
+
+  // The layout the network test drives by hand is the one the session builds.
+  const DatapathLayout l = DatapathLayout::of(net, p);
+  const DatapathLayout ref_l = net3::layout();
+  ASSERT_EQ(l.interfaces.size(), ref_l.interfaces.size());
+  for (size_t i = 0; i < l.interfaces.size(); ++i) {
+    EXPECT_EQ(l.interfaces[i].node, ref_l.interfaces[i].node) << i;
+    EXPECT_EQ(l.interfaces[i].local, ref_l.interfaces[i].local) << i;
+    EXPECT_EQ(l.interfaces[i].link, ref_l.interfaces[i].link) << i;
+    EXPECT_EQ(l.interfaces[i].side, ref_l.interfaces[i].side) << i;
+    EXPECT_EQ(l.interfaces[i].mac, ref_l.interfaces[i].mac) << i;
+  }
+  EXPECT_EQ(l.peer, ref_l.peer);
+  EXPECT_EQ(l.host_interface, ref_l.host_interface);
+  EXPECT_EQ(l.router_interfaces, ref_l.router_interfaces);
+  EXPECT_EQ(l.host_by_addr, ref_l.host_by_addr);
 }
 
 }  // namespace

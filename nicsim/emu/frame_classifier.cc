@@ -1,5 +1,7 @@
 #include "nicsim/emu/frame_classifier.h"
 
+#include <cstring>
+
 #include "nicsim/algo/pfifo_fast.h"
 
 namespace nicsim::emu {
@@ -59,6 +61,7 @@ FrameInfo classify_frame(std::span<const uint8_t> f) {
   info.ip_offset = off;
   info.tos = f[off + 1];
   info.protocol = f[off + 9];
+  std::memcpy(&info.dst, f.data() + off + 16, sizeof info.dst);
   uint64_t h = mix(bytes_of(f, off + 12, 4), bytes_of(f, off + 16, 4));
   h = mix(h, info.protocol);
   // Ports of TCP/UDP (not in fragments after the first: fragment offset 0 only).
@@ -70,9 +73,9 @@ FrameInfo classify_frame(std::span<const uint8_t> f) {
   return info;
 }
 
-void classify(Packet& p) {
+FrameInfo classify(Packet& p) {
   if (!p.payload) {
-    return;
+    return FrameInfo{};
   }
   const size_t n = std::min<size_t>(p.len, p.payload->bytes.size());
   const FrameInfo info = classify_frame(std::span<const uint8_t>(p.payload->bytes.data(), n));
@@ -80,6 +83,7 @@ void classify(Packet& p) {
   p.priority = info.ipv4 ? algo::rt_tos2priority(info.tos) : 0;
   p.flow_hash = info.flow_hash;
   p.flow_id = info.flow_hash;
+  return info;
 }
 
 bool write_ecn(Packet& p) {

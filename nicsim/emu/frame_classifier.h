@@ -13,6 +13,8 @@
 // The bytes come from programs in the hosts: untrusted, any length. Nothing here reads past
 // the frame (frame_classifier_fuzz checks it).
 
+#include <netinet/in.h>
+
 #include <cstdint>
 #include <span>
 
@@ -26,13 +28,15 @@ struct FrameInfo {
   uint8_t protocol = 0;  // IPv4 protocol (1 ICMP, 6 TCP, 17 UDP), 0 if not IPv4
   uint32_t flow_hash = 0;
   size_t ip_offset = 0;  // offset of the IPv4 header in the frame (after Ethernet/VLAN)
+  in_addr dst{};         // IPv4 destination address (network order), 0 if not IPv4
 };
 
 // Parses Ethernet (+ one 802.1Q tag) and IPv4 headers of `frame`.
 FrameInfo classify_frame(std::span<const uint8_t> frame);
 
-// Sets p.tos, p.priority and p.flow_hash (and p.flow_id = the hash) from p.payload's bytes.
-void classify(Packet& p);
+// Sets p.tos, p.priority and p.flow_hash (and p.flow_id = the hash) from p.payload's bytes;
+// returns what it parsed.
+FrameInfo classify(Packet& p);
 
 // Writes p's ECN codepoint into its IPv4 header if they differ (a qdisc marked CE). Returns
 // whether the bytes changed. Frames that are not IPv4 are left alone.

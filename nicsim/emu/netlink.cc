@@ -276,6 +276,21 @@ void Netlink::add_neighbor(const std::string& name, in_addr addr, const MacAddre
   transact(req, "add neighbour on " + name);
 }
 
+void Netlink::add_default_route(const std::string& name, in_addr gateway) {
+  Request req(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE);
+  rtmsg rt{};
+  rt.rtm_family = AF_INET;
+  rt.rtm_dst_len = 0;  // 0.0.0.0/0
+  rt.rtm_table = RT_TABLE_MAIN;
+  rt.rtm_protocol = RTPROT_STATIC;
+  rt.rtm_scope = RT_SCOPE_UNIVERSE;
+  rt.rtm_type = RTN_UNICAST;
+  req.put_struct(rt);
+  req.put_attr(RTA_GATEWAY, &gateway, sizeof gateway);
+  req.put_u32(RTA_OIF, static_cast<uint32_t>(link_index(name)));
+  transact(req, "add default route on " + name);
+}
+
 void Netlink::delete_link(const std::string& name) {
   Request req(RTM_DELLINK, 0);
   ifinfomsg ifi{};

@@ -1,6 +1,7 @@
 #pragma once
 // A minimal rtnetlink client (RFC 3549; linux/rtnetlink.h) for the emulator's topology: veth
-// pairs, link state, MAC and IPv4 addresses, permanent neighbour entries, link deletion.
+// pairs, link state, MAC and IPv4 addresses, permanent neighbour entries, default routes, link
+// deletion.
 // Written against the kernel's documented message layout (no libnl/libmnl dependency and no
 // shelling out to `ip`): a handful of request types, each acknowledged (NLM_F_ACK) and
 // checked, so a failure names the operation and the errno.
@@ -39,6 +40,9 @@ class Netlink {
   void add_ipv4(const std::string& name, in_addr addr, int prefix_len);
   // A permanent neighbour (ARP) entry: `addr` is at `mac` behind link `name`.
   void add_neighbor(const std::string& name, in_addr addr, const MacAddress& mac);
+  // The default route: everything not on a connected subnet goes to `gateway` (on `name`'s
+  // subnet) through link `name`.
+  void add_default_route(const std::string& name, in_addr gateway);
   void delete_link(const std::string& name);
 
  private:

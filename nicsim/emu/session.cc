@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "nicsim/config/host_nic.h"
+#include "nicsim/config/network.h"
+#include "nicsim/emu/address_plan.h"
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
 #include "nicsim/emu/packet_port.h"
@@ -79,30 +81,86 @@ std::vector<std::string> unsupported_settings(const config::Scenario& s) {
 
 namespace {
 
-// Step 1: the NIC models and their descriptions. First, so a bad parameter fails before
-// anything exists. The NICs are the scenario hosts' (preset + overrides, qdisc, CPU costs),
-// or WireOnlyNic FIFOs (--nic fifo).
-std::array<std::unique_ptr<model::Nic>, 2> build_nics(const config::Scenario& sc,
-                                                      const SessionOptions& opt,
-                                                      SessionResult& result) {
-  std::array<std::unique_ptr<model::Nic>, 2> nics;
-  for (size_t i = 0; i < 2; ++i) {
-    if (opt.nic_models) {
-      nics[i] = config::make_host_nic(sc.hosts.at(i));
-    } else {
-      nics[i] = std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen});
+// Port tokens follow the signal and done tokens: host h's port is kFirstPortToken + h.
+constexpr uint32_t kFirstPortToken = 4;
+
+// Environment variable suffix for a host name: [A-Za-z0-9_] kept, anything else '_'.
+std::string env_name(const std::string& host) {
+  std::string out = host;
+  for (char& c : out) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!ok) {
+      c = '_';
     }
-    result.nics[i] = nics[i]->describe();
   }
-  return nics;
+  return out;
+}
+
+// The scenario's network as the emulator builds it: addresses, layout, the models (NICs,
+// routers, wires). Built first, so a bad parameter fails before anything exists.
+struct EmulatedNetwork {
+  config::Network net;
+  AddressPlan addresses;
+  DatapathLayout layout;
+  std::vector<std::unique_ptr<model::Nic>> host_nics;
+  std::vector<std::unique_ptr<model::Router>> routers;
+  std::vector<std::array<model::Wire::Params, 2>> wires;
+};
+
+// Step 1: the network's models and their descriptions. The hosts' NICs are the scenario's
+// (preset + overrides, qdisc, CPU costs) or WireOnlyNic FIFOs (--nic fifo); routers always use
+// their models (config::make_router, as the simulator). Wire seeds as the simulator's: direction d
+// = link * 2 + side uses seed * 2 * links + d (the two-host form: seed * 2 + d).
+EmulatedNetwork build_models(const config::Scenario& sc, const SessionOptions& opt,
+                             SessionResult& result) {
+  EmulatedNetwork e{config::network_of(sc), {}, {}, {}, {}, {}};
+  const bool two_host = sc.links.empty();
+  e.addresses = address_plan(e.net, two_host);
+  e.layout = DatapathLayout::of(e.net, e.addresses);
+  for (size_t h = 0; h < e.net.host_count(); ++h) {
+    if (opt.nic_models) {
+      e.host_nics.push_back(config::make_host_nic(sc.hosts.at(h)));
+    } else {
+      e.host_nics.push_back(std::make_unique<WireOnlyNic>(WireOnlyNic::Params{opt.txqueuelen}));
+    }
+  }
+  for (size_t n = e.net.host_count(); n < e.net.nodes().size(); ++n) {
+    e.routers.push_back(config::make_router(e.net, static_cast<int>(n)));
+  }
+  const uint64_t links = e.net.links().size();
+  for (size_t l = 0; l < links; ++l) {
+    const config::Network::Link& link = e.net.links()[l];
+    e.wires.push_back({link.wire[0]->params(sc.seed * 2 * links + l * 2),
+                       link.wire[1]->params(sc.seed * 2 * links + l * 2 + 1)});
+  }
+  auto label = [&](size_t iface) {
+    const size_t node = static_cast<size_t>(e.net.interfaces()[iface].node);
+    return two_host ? e.addresses.hosts[node].role : e.net.interface_label(static_cast<int>(iface));
+  };
+  for (size_t i = 0; i < e.net.interfaces().size(); ++i) {
+    result.interfaces.push_back(label(i));
+  }
+  for (size_t l = 0; l < links; ++l) {
+    for (int side = 0; side < 2; ++side) {
+      const config::Network::Link& link = e.net.links()[l];
+      result.direction_labels.push_back(label(static_cast<size_t>(link.iface[side])) + "->" +
+                                        label(static_cast<size_t>(link.iface[1 - side])));
+    }
+  }
+  for (size_t h = 0; h < e.net.host_count(); ++h) {
+    result.hosts.push_back(label(e.layout.host_interface[h]));
+  }
+  return e;
 }
 
 // Step 2: the namespaces of this emulator, after removing those of dead ones; the crash
 // handler must know them before they exist.
-std::vector<std::string> namespace_names(const SessionOptions& opt) {
+std::vector<std::string> namespace_names(const SessionOptions& opt, const AddressPlan& plan) {
   const pid_t self = ::getpid();
-  std::vector<std::string> names = {netns_name(opt.prefix, self, "a"),
-                                    netns_name(opt.prefix, self, "b")};
+  std::vector<std::string> names;
+  for (const HostAddress& h : plan.hosts) {
+    names.push_back(netns_name(opt.prefix, self, h.role));
+  }
   if (opt.io == FrameIo::kPacket) {
     names.push_back(netns_name(opt.prefix, self, "sw"));
   }
@@ -110,27 +168,29 @@ std::vector<std::string> namespace_names(const SessionOptions& opt) {
 }
 
 // Step 3: one frame port per host on the topology's links.
-std::array<std::unique_ptr<FramePort>, 2> open_ports(Topology& topo, const SessionOptions& opt,
-                                                     FramePool& pool) {
-  std::array<std::unique_ptr<FramePort>, 2> ports;
-  for (size_t i = 0; i < 2; ++i) {
+std::vector<std::unique_ptr<FramePort>> open_ports(Topology& topo, const SessionOptions& opt,
+                                                   FramePool& pool) {
+  std::vector<std::unique_ptr<FramePort>> ports;
+  for (size_t i = 0; i < topo.host_count(); ++i) {
     HostEnd& h = topo.host(i);
     if (opt.io == FrameIo::kPacket) {
-      ports[i] = std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool);
+      ports.push_back(std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool));
     } else {
-      ports[i] = std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool);
+      ports.push_back(std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool));
     }
   }
   return ports;
 }
 
 // The session's processes: spawned into the hosts' namespaces with the NICSIM_* environment.
+// The command runs in the first host, the server in the second.
 class NetnsProcesses : public SessionProcesses {
  public:
   NetnsProcesses(const Topology& topo, const config::Scenario& sc, const SessionOptions& opt)
       : topo_(topo), opt_(opt) {
-    host_names_[0] = sc.hosts.size() > 0 ? sc.hosts[0].name : "a";
-    host_names_[1] = sc.hosts.size() > 1 ? sc.hosts[1].name : "b";
+    for (size_t i = 0; i < topo.host_count(); ++i) {
+      host_names_.push_back(i < sc.hosts.size() ? sc.hosts[i].name : topo.host(i).role);
+    }
     server_netns_inode_ =
         netns_inode(std::string(kNetnsDir) + "/" + topo.host(1).netns).value_or(0);
   }
@@ -152,12 +212,15 @@ class NetnsProcesses : public SessionProcesses {
                 {"NICSIM_LOCAL", h.addr_string()},
                 {"NICSIM_HOST", host_names_[i]},
                 {"NICSIM_NETNS", h.netns}};
+    for (size_t k = 0; k < topo_.host_count(); ++k) {
+      spec.env.emplace_back("NICSIM_HOST_" + env_name(host_names_[k]), topo_.host(k).addr_string());
+    }
     return spec;
   }
 
   const Topology& topo_;
   const SessionOptions& opt_;
-  std::string host_names_[2];
+  std::vector<std::string> host_names_;
   uint64_t server_netns_inode_ = 0;
 };
 
@@ -191,6 +254,7 @@ void reap_remaining(SessionControl& control) {
 report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapath& datapath,
                                  SessionControl& control, int sigfd) {
   report::LatencyRecorder work;
+  std::vector<bool> readable(datapath.host_count(), false);
   while (!control.done()) {
     std::optional<Time> deadline = datapath.next_event();
     if (const std::optional<Time> c = control.next_deadline(); c && (!deadline || *c < *deadline)) {
@@ -199,10 +263,11 @@ report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapa
     const std::span<const uint32_t> ready = loop.wait(deadline);
     Time now = clock.now();
     const Time woke = now;
-    std::array<bool, 2> readable{false, false};
+    bool any_readable = false;
     for (uint32_t token : ready) {
-      if (token < 2) {
-        readable[token] = true;
+      if (token >= kFirstPortToken) {
+        readable[token - kFirstPortToken] = true;
+        any_readable = true;
       } else if (token == kDoneToken) {
         control.work_done();
       } else {
@@ -217,8 +282,9 @@ report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapa
         }
       }
     }
-    if (readable[0] || readable[1]) {
+    if (any_readable) {
       datapath.receive(readable, now, clock.realtime_minus_time_ns());
+      readable.assign(readable.size(), false);
     }
     now = clock.now();
     datapath.service(now);
@@ -231,16 +297,21 @@ report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapa
 }
 
 // Step 5: the counters of everything that ran.
-void collect_stats(const Datapath& datapath, const std::array<std::unique_ptr<FramePort>, 2>& ports,
+void collect_stats(const Datapath& datapath, const std::vector<std::unique_ptr<FramePort>>& ports,
                    const EventLoop& loop, const report::LatencyRecorder& work,
                    SessionResult& result) {
-  for (size_t d = 0; d < 2; ++d) {
-    result.directions[d] = datapath.stats(d);
-    result.wires[d] = datapath.wire(d).stats();
-    result.ports[d] = ports[d]->stats();
-    result.nic_counters[d] = datapath.nic(d).counters();
-    result.nic_queues[d] = datapath.nic(d).queue_sample();
-    result.cpus[d] = datapath.cpu(d).stats();
+  for (size_t d = 0; d < datapath.direction_count(); ++d) {
+    result.directions.push_back(datapath.stats(d));
+    result.wires.push_back(datapath.wire(d).stats());
+  }
+  for (size_t i = 0; i < datapath.layout().interfaces.size(); ++i) {
+    result.nics.push_back(datapath.nic(i).describe());
+    result.nic_counters.push_back(datapath.nic(i).counters());
+    result.nic_queues.push_back(datapath.nic(i).queue_sample());
+    result.cpus.push_back(datapath.cpu(i).stats());
+  }
+  for (const auto& p : ports) {
+    result.ports.push_back(p->stats());
   }
   result.timer_error = loop.timer_error().stats();
   result.release_lateness = datapath.release_lateness().stats();
@@ -260,7 +331,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   SessionResult result;
   BlockedSignals blocked;
 
-  std::array<std::unique_ptr<model::Nic>, 2> nics = build_nics(sc, opt, result);
+  EmulatedNetwork network = build_models(sc, opt, result);
   RealClock clock;
   std::unique_ptr<PcapWriter> pcap;
   if (!opt.pcap.empty()) {
@@ -272,10 +343,11 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   for (const std::string& name : result.removed_leftovers) {
     notice("removed leftover namespace " + name + " of an emulator that is gone");
   }
-  CrashGuard crash_guard(namespace_names(opt));
+  CrashGuard crash_guard(namespace_names(opt, network.addresses));
   TopologyOptions topo_opt;
   topo_opt.io = opt.io;
   topo_opt.prefix = opt.prefix;
+  topo_opt.hosts = network.addresses.hosts;
   std::unique_ptr<Topology> topo = Topology::create(topo_opt);
   result.namespaces = topo->namespaces();
 
@@ -286,13 +358,15 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
 
   // Pool first: it must outlive every frame held by the ports and models below.
   FramePool pool;
-  std::array<std::unique_ptr<FramePort>, 2> ports = open_ports(*topo, opt, pool);
+  std::vector<std::unique_ptr<FramePort>> ports = open_ports(*topo, opt, pool);
   result.io = ports[0]->describe();
-  // Same seeds as the simulator: direction d's wire uses seed * 2 + d.
-  std::array<model::Wire::Params, 2> wires = {sc.wire.params(sc.seed * 2),
-                                              sc.wire.params(sc.seed * 2 + 1)};
-  auto datapath = std::make_unique<Datapath>(
-      std::array<FramePort*, 2>{ports[0].get(), ports[1].get()}, std::move(nics), wires);
+  std::vector<FramePort*> port_ptrs;
+  for (const auto& p : ports) {
+    port_ptrs.push_back(p.get());
+  }
+  auto datapath = std::make_unique<Datapath>(std::move(network.layout), std::move(port_ptrs),
+                                             std::move(network.host_nics),
+                                             std::move(network.routers), std::move(network.wires));
   if (pcap) {
     datapath->set_wire_tap(pcap.get());
   }
@@ -305,8 +379,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
     notice("real-time scheduling unavailable (" + loop.rt_error() +
            "); timer error will be larger on a busy machine");
   }
-  loop.add(ports[0]->fd(), 0);
-  loop.add(ports[1]->fd(), 1);
+  for (size_t h = 0; h < ports.size(); ++h) {
+    loop.add(ports[h]->fd(), kFirstPortToken + static_cast<uint32_t>(h));
+  }
   loop.add(sigfd.get(), kSignalToken);
   if (opt.done_fd >= 0) {
     loop.add(opt.done_fd, kDoneToken);
@@ -337,6 +412,11 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   result.signal = control.signal();
   result.exit_status = control.exit_status();
   collect_stats(*datapath, ports, loop, work, result);
+  for (size_t r = 0; r < datapath->router_count(); ++r) {
+    result.routers.push_back(SessionResult::RouterResult{
+        network.net.nodes()[network.net.host_count() + r].name, datapath->router(r).stats(),
+        datapath->router(r).cpu().stats()});
+  }
 
   datapath.reset();
   if (pcap) {

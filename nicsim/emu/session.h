@@ -31,6 +31,7 @@
 #include "nicsim/emu/frame_port.h"
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/topology.h"
+#include "nicsim/model/router.h"
 #include "nicsim/model/wire.h"
 #include "nicsim/report/results.h"
 
@@ -39,8 +40,13 @@ namespace nicsim::emu {
 struct SessionOptions {
   FrameIo io = FrameIo::kPacket;
   LoopOptions loop;
-  std::vector<std::string> command;  // runs in the first host ("a"); empty: none
-  std::vector<std::string> server;   // runs in the second host ("b"); empty: none
+  // Runs in the first host (host a of the two-host form; the first [hosts.*] of a network);
+  // empty: none. Environment: NICSIM_PEER (the second host's address), NICSIM_LOCAL,
+  // NICSIM_HOST, NICSIM_NETNS, and NICSIM_HOST_<name> (every host's address; the name with
+  // characters other than [A-Za-z0-9_] as '_').
+  std::vector<std::string> command;
+  std::vector<std::string>
+      server;  // runs in the second host, NICSIM_PEER = the first's; empty: none
   // Without a command: how long to run (default: the scenario's duration).
   std::optional<Duration> duration;
   Duration server_wait = Duration::s(5);  // how long to wait for the server to listen
@@ -64,19 +70,32 @@ struct SessionOptions {
 };
 
 struct SessionResult {
+  struct RouterResult {
+    std::string name;
+    model::Router::Stats stats;
+    model::Cpu::Stats cpu;
+  };
   int exit_status = 0;
-  int signal = 0;                   // the signal that stopped the emulator, 0 if none
-  double elapsed_s = 0;             // from the first loop iteration to the stop
-  std::string io;                   // frame I/O description
-  std::array<std::string, 2> nics;  // NIC model descriptions (host a, host b)
-  std::array<DirectionStats, 2> directions{};
-  std::array<model::NicCounters, 2> nic_counters{};   // per host
-  std::array<model::NicQueueSample, 2> nic_queues{};  // per host, at the end of the run
-  std::array<model::Cpu::Stats, 2> cpus{};            // the emulated hosts' cores
+  int signal = 0;        // the signal that stopped the emulator, 0 if none
+  double elapsed_s = 0;  // from the first loop iteration to the stop
+  std::string io;        // frame I/O description
+  // Per interface (two-host form: host a, host b): its label ("a", "b"; "r.lan" in a
+  // network), NIC model description, counters, queues at the end of the run, and the emulated
+  // CPU its NIC runs on (its host's or router's).
+  std::vector<std::string> interfaces;
+  std::vector<std::string> nics;
+  std::vector<model::NicCounters> nic_counters;
+  std::vector<model::NicQueueSample> nic_queues;
+  std::vector<model::Cpu::Stats> cpus;
+  // Per wire direction (link * 2 + side; two-host form: a->b, b->a): "a->b", counters.
+  std::vector<std::string> direction_labels;
+  std::vector<DirectionStats> directions;
+  std::vector<model::Wire::Stats> wires;
+  std::vector<RouterResult> routers;
   uint64_t pcap_frames = 0;
-  std::string pcap_error;  // "" or why the pcap file is incomplete
-  std::array<model::Wire::Stats, 2> wires{};
-  std::array<PortStats, 2> ports{};
+  std::string pcap_error;                 // "" or why the pcap file is incomplete
+  std::vector<std::string> hosts;         // per host: its label (as its interface's)
+  std::vector<PortStats> ports;           // per host
   report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)
   report::LatencyStats release_lateness;  // write time minus scheduled release (ms units)
   // Duration of each loop iteration's work (reads, models, writes — including the kernel

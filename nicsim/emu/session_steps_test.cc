@@ -249,7 +249,13 @@ TEST(SessionSummary, ReportsEveryPartOfTheRun) {
   SessionResult r;
   r.elapsed_s = 2;
   r.io = "veth + AF_PACKET";
+  r.interfaces = {"a", "b"};
+  r.hosts = {"a", "b"};
+  r.direction_labels = {"a->b", "b->a"};
   r.nics = {"stmmac", "generic-1g"};
+  r.directions.resize(2);
+  r.wires.resize(2);
+  r.ports.resize(2);
   r.directions[0].frames_in = 10;
   r.directions[0].bytes_out = 250'000;  // 1 Mbit/s over 2 s
   r.wires[1].lost = 4;

@@ -22,31 +22,38 @@ std::string us(double ms) {
   return buf;
 }
 
+// labels[i], or "#i" when the result has no label for it.
+std::string label(const std::vector<std::string>& labels, size_t i) {
+  return i < labels.size() ? labels[i] : "#" + std::to_string(i);
+}
+
 }  // namespace
 
 std::string format_session_summary(const SessionResult& r) {
   std::string out;
   append(out, "--- nicsim emulate summary ---\n");
   append(out, "%.2f s emulated, frame I/O: %s\n", r.elapsed_s, r.io.c_str());
-  static const char* kDir[2] = {"a->b", "b->a"};
-  for (size_t d = 0; d < 2; ++d) {
+  for (size_t d = 0; d < r.directions.size(); ++d) {
     const DirectionStats& s = r.directions[d];
     const double mbit =
         r.elapsed_s > 0 ? static_cast<double>(s.bytes_out) * 8 / r.elapsed_s / 1e6 : 0.0;
     append(out,
            "%s: %llu frames in, %llu out (%.1f Mbit/s of frames), %llu refused by the "
            "sending NIC, %llu lost on the wire, %llu TX completions, %llu CE marks\n",
-           kDir[d], static_cast<unsigned long long>(s.frames_in),
+           label(r.direction_labels, d).c_str(), static_cast<unsigned long long>(s.frames_in),
            static_cast<unsigned long long>(s.frames_out), mbit,
            static_cast<unsigned long long>(s.nic_drops),
-           static_cast<unsigned long long>(r.wires[d].lost),
+           static_cast<unsigned long long>(d < r.wires.size() ? r.wires[d].lost : 0),
            static_cast<unsigned long long>(s.tx_released),
            static_cast<unsigned long long>(s.ce_marked));
   }
-  for (size_t h = 0; h < 2; ++h) {
-    const model::NicCounters& c = r.nic_counters[h];
-    const model::NicQueueSample& q = r.nic_queues[h];
-    append(out, "NIC %s: %s\n", h == 0 ? "a" : "b", r.nics[h].c_str());
+  for (size_t h = 0; h < r.nics.size(); ++h) {
+    const model::NicCounters c =
+        h < r.nic_counters.size() ? r.nic_counters[h] : model::NicCounters{};
+    const model::NicQueueSample q =
+        h < r.nic_queues.size() ? r.nic_queues[h] : model::NicQueueSample{};
+    const double busy = h < r.cpus.size() ? r.cpus[h].busy.to_seconds() : 0.0;
+    append(out, "NIC %s: %s\n", label(r.interfaces, h).c_str(), r.nics[h].c_str());
     append(
         out,
         "  tx %llu frames, %llu qdisc drops, %llu doorbells; rx %llu frames, %llu "
@@ -58,7 +65,16 @@ std::string format_session_summary(const SessionResult& r) {
         static_cast<unsigned long long>(c.rx_drops), static_cast<unsigned long long>(c.interrupts),
         static_cast<unsigned long long>(q.qdisc_packets),
         static_cast<unsigned long long>(q.ring_packets),
-        static_cast<unsigned long long>(q.bql_limit), r.cpus[h].busy.to_seconds());
+        static_cast<unsigned long long>(q.bql_limit), busy);
+  }
+  for (const SessionResult::RouterResult& rr : r.routers) {
+    append(out,
+           "router %s: %llu forwarded, %llu without a route, %llu TTL expired, %llu refused "
+           "by the egress qdisc; emulated CPU busy %.2f s\n",
+           rr.name.c_str(), static_cast<unsigned long long>(rr.stats.forwarded),
+           static_cast<unsigned long long>(rr.stats.no_route),
+           static_cast<unsigned long long>(rr.stats.ttl_expired),
+           static_cast<unsigned long long>(rr.stats.egress_refused), rr.cpu.busy.to_seconds());
   }
   if (!r.pcap_error.empty()) {
     append(out, "pcap: %s\n", r.pcap_error.c_str());
@@ -75,13 +91,13 @@ std::string format_session_summary(const SessionResult& r) {
   const auto& w = r.work_time;
   append(out, "loop work per busy iteration: p50 %s, p99 %s, max %s\n", us(w.p50).c_str(),
          us(w.p99).c_str(), us(w.max).c_str());
-  for (size_t h = 0; h < 2; ++h) {
+  for (size_t h = 0; h < r.ports.size(); ++h) {
     const PortStats& p = r.ports[h];
     append(
         out,
         "port %s: read %llu frames in %llu calls, wrote %llu in %llu calls, %llu write "
         "errors, %llu truncated\n",
-        h == 0 ? "a" : "b", static_cast<unsigned long long>(p.rx_frames),
+        label(r.hosts, h).c_str(), static_cast<unsigned long long>(p.rx_frames),
         static_cast<unsigned long long>(p.rx_calls), static_cast<unsigned long long>(p.tx_frames),
         static_cast<unsigned long long>(p.tx_calls), static_cast<unsigned long long>(p.tx_errors),
         static_cast<unsigned long long>(p.rx_truncated));

@@ -1,6 +1,5 @@
 #include "nicsim/emu/topology.h"
 
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "nicsim/emu/tap_port.h"
@@ -9,11 +8,7 @@ namespace nicsim::emu {
 
 const char* to_string(FrameIo io) { return io == FrameIo::kPacket ? "packet" : "tap"; }
 
-std::string HostEnd::addr_string() const {
-  char buf[INET_ADDRSTRLEN] = {};
-  ::inet_ntop(AF_INET, &addr, buf, sizeof buf);
-  return buf;
-}
+std::string HostEnd::addr_string() const { return format_ipv4(addr); }
 
 std::unique_ptr<Topology> Topology::create(const TopologyOptions& options) {
   std::unique_ptr<Topology> t(new Topology(options));
@@ -30,18 +25,22 @@ Topology::~Topology() { remove(); }
 
 void Topology::build() {
   const pid_t pid = ::getpid();
-  static constexpr const char* kRoles[2] = {"a", "b"};
-  static constexpr const char* kAddrs[2] = {"198.18.0.1", "198.18.0.2"};
-  for (size_t i = 0; i < 2; ++i) {
+  const std::vector<HostAddress> plan =
+      options_.hosts.empty() ? two_host_plan().hosts : options_.hosts;
+  hosts_.resize(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
     HostEnd& h = hosts_[i];
-    h.role = kRoles[i];
+    h.role = plan[i].role;
+    h.name = plan[i].name;
     h.netns = netns_name(options_.prefix, pid, h.role);
     h.netns_fd = create_named_netns(h.netns);
     created_.push_back(h.netns);
     h.ifname = "nsim0";
-    ::inet_pton(AF_INET, kAddrs[i], &h.addr);
-    h.prefix_len = 24;
-    h.mac = MacAddress{0x02, 0x6e, 0x73, 0x00, 0x00, static_cast<uint8_t>(0x0a + i)};
+    h.addr = plan[i].self.addr;
+    h.prefix_len = plan[i].self.prefix_len;
+    h.mac = plan[i].self.mac;
+    h.peer_addr = plan[i].peer_addr;
+    h.gateway = plan[i].gateway;
   }
   if (options_.io == FrameIo::kPacket) {
     sw_name_ = netns_name(options_.prefix, pid, "sw");
@@ -50,19 +49,17 @@ void Topology::build() {
     NetnsGuard in(sw_fd_.get());
     Netlink nl;
     Ethtool et;
-    for (size_t i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < plan.size(); ++i) {
       HostEnd& h = hosts_[i];
       h.port_ifname = h.role + "0";
-      const MacAddress port_mac{0x02, 0x6e, 0x73, 0x00, 0x01, static_cast<uint8_t>(0x0a + i)};
-      nl.create_veth(h.port_ifname, port_mac, h.ifname, h.mac, h.netns_fd.get());
+      nl.create_veth(h.port_ifname, plan[i].port_mac, h.ifname, h.mac, h.netns_fd.get());
       nl.set_mtu(h.port_ifname, options_.mtu);
       et.disable_offloads(h.port_ifname);
       nl.set_up(h.port_ifname);
     }
   }
-  for (size_t i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < plan.size(); ++i) {
     HostEnd& h = hosts_[i];
-    const HostEnd& peer = hosts_[1 - i];
     NetnsGuard in(h.netns_fd.get());
     Netlink nl;
     Ethtool et;
@@ -75,7 +72,10 @@ void Topology::build() {
     nl.add_ipv4(h.ifname, h.addr, h.prefix_len);
     nl.set_up(h.ifname);
     nl.set_up("lo");
-    nl.add_neighbor(h.ifname, peer.addr, peer.mac);
+    nl.add_neighbor(h.ifname, plan[i].peer_addr, plan[i].peer_mac);
+    if (plan[i].gateway) {
+      nl.add_default_route(h.ifname, plan[i].peer_addr);
+    }
   }
 }
 

@@ -1,6 +1,9 @@
 #pragma once
-// Topology — the two emulated hosts as Linux network namespaces and the links the emulator
-// uses to carry their frames.
+// Topology — the emulated hosts as Linux network namespaces and the links the emulator uses to
+// carry their frames. The two-host form (below) is what it has built since wave 1; a network
+// has one namespace per host (roles h0, h1, ...), each with one interface addressed as
+// address_plan.h says, and a default route through its router's interface when its link ends
+// at a router. Routers have no namespace: they are in the emulator's data path (datapath.h).
 //
 //   packet mode (default, --io packet):
 //     netns <prefix>-<pid>-a : nsim0 (198.18.0.1/24) ─veth─ a0 ┐ netns <prefix>-<pid>-sw:
@@ -21,11 +24,11 @@
 
 #include <netinet/in.h>
 
-#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "nicsim/emu/address_plan.h"
 #include "nicsim/emu/netlink.h"
 #include "nicsim/emu/netns.h"
 #include "nicsim/emu/sys.h"
@@ -39,17 +42,22 @@ struct TopologyOptions {
   FrameIo io = FrameIo::kPacket;
   std::string prefix = kDefaultPrefix;  // namespace names: <prefix>-<pid>-<role>
   uint32_t mtu = 1500;
+  // The hosts' addresses (address_plan.h); empty: the two-host form (two_host_plan()).
+  std::vector<HostAddress> hosts;
 };
 
 // One emulated host.
 struct HostEnd {
-  std::string role;   // "a" or "b" (the scenario's first and second host)
+  std::string role;   // "a" or "b" (two-host form), "h<i>" (network)
+  std::string name;   // the scenario's host name
   std::string netns;  // namespace name under /run/netns
   UniqueFd netns_fd;
   std::string ifname;  // the host's interface ("nsim0")
   in_addr addr{};      // its IPv4 address
   int prefix_len = 24;
   MacAddress mac{};
+  in_addr peer_addr{};  // the other end of its link (its gateway when `gateway`)
+  bool gateway = false;
   std::string port_ifname;  // packet mode: the veth end in the sw namespace ("a0", "b0")
   UniqueFd tap_fd;          // tap mode: the TAP fd (moved into the TapPort)
   std::string addr_string() const;
@@ -67,6 +75,7 @@ class Topology {
   // Idempotent, never throws.
   void remove() noexcept;
 
+  size_t host_count() const { return hosts_.size(); }
   HostEnd& host(size_t i) { return hosts_[i]; }
   const HostEnd& host(size_t i) const { return hosts_[i]; }
   FrameIo io() const { return options_.io; }
@@ -79,7 +88,7 @@ class Topology {
   void build();
 
   TopologyOptions options_;
-  std::array<HostEnd, 2> hosts_;
+  std::vector<HostEnd> hosts_;
   std::string sw_name_;
   UniqueFd sw_fd_;
   std::vector<std::string> created_;

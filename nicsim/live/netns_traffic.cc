@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/eventfd.h>
 
+#include <algorithm>
 #include <future>
 #include <mutex>
 
@@ -41,49 +42,105 @@ NetnsTraffic::NetnsTraffic(TrafficPlan plan, report::RunInfo info, Log log)
 
 NetnsTraffic::~NetnsTraffic() { stop_threads(); }
 
-void NetnsTraffic::start(const NetnsHosts& hosts) {
-  auto log = [this](const std::string& line) {
-    if (log_) {
-      std::lock_guard<std::mutex> lock(g_log_mutex);
-      log_(line);
+namespace {
+
+// The hosts a server must run in: the higher-indexed end of every flow and UDP probe (ICMP
+// is answered by the kernel). Sorted, without repeats.
+std::vector<size_t> server_hosts(const TrafficPlan& plan) {
+  std::vector<size_t> at;
+  for (const FlowPlan& f : plan.flows) {
+    at.push_back(std::max(f.from, f.to));
+  }
+  for (const ProbePlan& p : plan.probes) {
+    if (!p.icmp) {
+      at.push_back(std::max(p.from, p.to));
     }
-  };
-  auto port = std::make_shared<std::promise<uint16_t>>();
-  std::future<uint16_t> port_ready = port->get_future();
-  server_ = std::thread([this, hosts, port, log] {
-    normal_scheduling();
-    try {
-      enter_netns(hosts.netns_b);
-      ServerParams p;
-      p.listen.sin_family = AF_INET;
-      p.listen.sin_addr = hosts.addr_b;
-      p.listen.sin_port = 0;
-      p.max_duration = plan_.duration + Duration::s(60);
-      Server server(p, [log](const std::string& line) { log("server: " + line); });
-      port->set_value(server.port());
-      server.run(stop_.get());
-    } catch (...) {
+  }
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  return at;
+}
+
+}  // namespace
+
+void NetnsTraffic::start_servers(const std::vector<size_t>& at, const NetnsHosts& hosts,
+                                 bool network,
+                                 std::vector<std::shared_ptr<std::promise<uint16_t>>>& ports) {
+  for (const size_t h : at) {
+    auto port = std::make_shared<std::promise<uint16_t>>();
+    ports.push_back(port);
+    const NetnsHosts::Host host = hosts.all.at(h);
+    const std::string who =
+        network ? "server (host " + std::to_string(h) + "): " : std::string("server: ");
+    servers_.emplace_back([this, host, port, who] {
+      normal_scheduling();
       try {
-        port->set_exception(std::current_exception());
-      } catch (const std::future_error&) {
-        log("server: stopped by an error after it started");
+        enter_netns(host.netns_fd);
+        ServerParams p;
+        p.listen.sin_family = AF_INET;
+        p.listen.sin_addr = host.addr;
+        p.listen.sin_port = 0;
+        p.max_duration = plan_.duration + Duration::s(60);
+        Server server(p, [this, who](const std::string& line) { log_line(who + line); });
+        port->set_value(server.port());
+        server.run(stop_.get());
+      } catch (...) {
+        try {
+          port->set_exception(std::current_exception());
+        } catch (const std::future_error&) {
+          log_line("server: stopped by an error after it started");
+        }
       }
-    }
-  });
-  client_ = std::thread([this, hosts, log, ready = std::move(port_ready)]() mutable {
+    });
+  }
+}
+
+void NetnsTraffic::log_line(const std::string& line) {
+  if (log_) {
+    std::lock_guard<std::mutex> lock(g_log_mutex);
+    log_(line);
+  }
+}
+
+void NetnsTraffic::start(const NetnsHosts& given) {
+  NetnsHosts hosts = given;
+  const bool network = !hosts.all.empty();
+  if (!network) {
+    // The two-host form: host a runs the client, host b the server.
+    hosts.all = {{hosts.netns_a, hosts.addr_a}, {hosts.netns_b, hosts.addr_b}};
+  }
+  const std::vector<size_t> at = network ? server_hosts(plan_) : std::vector<size_t>{1};
+  std::vector<std::shared_ptr<std::promise<uint16_t>>> ports;
+  start_servers(at, hosts, network, ports);
+  std::vector<std::future<uint16_t>> ready;
+  for (auto& p : ports) {
+    ready.push_back(p->get_future());
+  }
+  client_ = std::thread([this, hosts, at, network, ready = std::move(ready)]() mutable {
     normal_scheduling();
     try {
-      const uint16_t server_port = ready.get();
-      enter_netns(hosts.netns_a);
+      std::vector<uint16_t> server_ports;
+      for (auto& f : ready) {
+        server_ports.push_back(f.get());
+      }
+      enter_netns(hosts.all.at(0).netns_fd);
       ClientOptions opt;
       opt.server.sin_family = AF_INET;
-      opt.server.sin_addr = hosts.addr_b;
-      opt.server.sin_port = htons(server_port);
+      opt.server.sin_addr = hosts.all.at(at.empty() ? 1 : at[0]).addr;
+      opt.server.sin_port = htons(server_ports.empty() ? 0 : server_ports[0]);
       opt.shared_clock = true;
-      opt.peer_netns_fd = hosts.netns_b;
-      opt.local_addr = hosts.addr_a;
+      opt.peer_netns_fd = hosts.all.at(1).netns_fd;
+      opt.local_addr = hosts.all.at(0).addr;
+      if (network) {
+        for (const NetnsHosts::Host& h : hosts.all) {
+          opt.hosts.push_back(ClientOptions::HostEndpoint{h.netns_fd, h.addr, 0});
+        }
+        for (size_t k = 0; k < at.size(); ++k) {
+          opt.hosts[at[k]].server_port = server_ports[k];
+        }
+      }
       opt.stop_fd = stop_.get();
-      opt.log = log;
+      opt.log = [this](const std::string& line) { log_line(line); };
       result_ = run_traffic(plan_, info_, opt);
     } catch (...) {
       error_ = std::current_exception();
@@ -99,8 +156,10 @@ void NetnsTraffic::stop_threads() {
   if (client_.joinable()) {
     client_.join();
   }
-  if (server_.joinable()) {
-    server_.join();
+  for (std::thread& t : servers_) {
+    if (t.joinable()) {
+      t.join();
+    }
   }
 }
 

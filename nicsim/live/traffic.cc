@@ -204,8 +204,44 @@ class Engine {
     }
   }
 
-  Fd connect_tcp(uint8_t dscp, const std::string& cc) {
-    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  // The server end of the pair {x, y}: the higher-indexed host's server (host 1's in the
+  // two-host form, opt_.server).
+  sockaddr_in server_of(size_t x, size_t y) const {
+    if (opt_.hosts.empty()) {
+      return opt_.server;
+    }
+    const ClientOptions::HostEndpoint& h = opt_.hosts.at(std::max(x, y));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr = h.addr;
+    a.sin_port = htons(h.server_port);
+    return a;
+  }
+  // Calls make() in host `host`'s namespace (this thread's when there is no host list) and
+  // returns what it made: sockets stay in the namespace they were created in.
+  template <class F>
+  auto in_host(size_t host, F&& make) {
+    if (opt_.hosts.empty()) {
+      return make();
+    }
+    Fd own(::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC));
+    if (!own.valid()) {
+      throw_errno("open /proc/thread-self/ns/net");
+    }
+    enter_netns(opt_.hosts.at(host).netns_fd);
+    auto made = make();
+    const int saved = errno;
+    enter_netns(own.get());
+    errno = saved;
+    return made;
+  }
+
+  // A TCP connection from the lower-indexed host of {x, y} to the other's server.
+  Fd connect_tcp(uint8_t dscp, const std::string& cc, size_t x, size_t y) {
+    const sockaddr_in server = server_of(x, y);
+    Fd fd = in_host(std::min(x, y), [] {
+      return Fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    });
     if (!fd.valid()) {
       throw_errno("socket");
     }
@@ -215,10 +251,9 @@ class Engine {
         throw LiveError("congestion control '" + cc + "': " + err);
       }
     }
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&opt_.server), sizeof opt_.server) !=
-            0 &&
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&server), sizeof server) != 0 &&
         errno != EINPROGRESS) {
-      throw_errno("connect " + to_string(opt_.server));
+      throw_errno("connect " + to_string(server));
     }
     return fd;
   }
@@ -238,7 +273,7 @@ class Engine {
         continue;
       }
       const FlowSockets sockets = flow_sockets(f.plan);
-      f.fd = connect_tcp(f.plan.dscp, sockets.client_cc);
+      f.fd = connect_tcp(f.plan.dscp, sockets.client_cc, f.plan.from, f.plan.to);
       Request r;
       r.kind = f.upload ? FlowKind::kSink : FlowKind::kSource;
       r.dscp = f.plan.dscp;
@@ -445,7 +480,7 @@ class Engine {
   uint64_t probe_token(size_t i) const { return 100000 + 2 * i; }
 
   void open_echo(Probe& p) {
-    p.control = connect_tcp(p.plan.dscp, "");
+    p.control = connect_tcp(p.plan.dscp, "", p.plan.from, p.plan.to);
     Request r;
     r.kind = FlowKind::kEcho;
     r.dscp = p.plan.dscp;
@@ -512,14 +547,16 @@ class Engine {
   }
 
   void open_udp(Probe& p, uint16_t port) {
-    p.fd = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    p.fd = in_host(std::min(p.plan.from, p.plan.to), [] {
+      return Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    });
     if (!p.fd.valid()) {
       throw_errno("socket udp");
     }
     const int one = 1;
     ::setsockopt(p.fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     set_dscp(p.fd.get(), p.plan.dscp);
-    sockaddr_in to = opt_.server;
+    sockaddr_in to = server_of(p.plan.from, p.plan.to);
     to.sin_port = htons(port);
     if (::connect(p.fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
       throw_errno("connect udp " + to_string(to));
@@ -529,6 +566,15 @@ class Engine {
   }
 
   void open_icmp(Probe& p) {
+    if (!opt_.hosts.empty()) {
+      // A network: from the probe's sender to its receiver, whichever hosts they are.
+      p.fd = in_host(p.plan.from, [&p] { return icmp_socket(p); });
+      p.target = sockaddr_in{};
+      p.target.sin_family = AF_INET;
+      p.target.sin_addr = opt_.hosts.at(p.plan.to).addr;
+      finish_icmp(p);
+      return;
+    }
     const bool from_peer = p.plan.from == 1;
     if (from_peer && opt_.peer_netns_fd < 0) {
       throw LiveError("probe " + p.plan.name +
@@ -542,26 +588,36 @@ class Engine {
       }
       enter_netns(opt_.peer_netns_fd);
     }
-    p.raw = true;
-    p.fd = Fd(::socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
-    if (!p.fd.valid()) {
-      p.raw = false;  // unprivileged: a ping socket (net.ipv4.ping_group_range)
-      p.fd = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
-    }
+    p.fd = icmp_socket(p);
     const int saved = errno;
     if (from_peer) {
       enter_netns(own.get());
     }
+    errno = saved;
+    p.target = sockaddr_in{};
+    p.target.sin_family = AF_INET;
+    p.target.sin_addr = from_peer ? opt_.local_addr : opt_.server.sin_addr;
+    finish_icmp(p);
+  }
+
+  // A raw ICMP socket, or (unprivileged) a ping socket; sets p.raw. Invalid on failure (errno).
+  static Fd icmp_socket(Probe& p) {
+    p.raw = true;
+    Fd fd(::socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
+    if (!fd.valid()) {
+      p.raw = false;  // unprivileged: a ping socket (net.ipv4.ping_group_range)
+      fd = Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP));
+    }
+    return fd;
+  }
+
+  void finish_icmp(Probe& p) {
     if (!p.fd.valid()) {
-      errno = saved;
       throw_errno("ICMP socket (needs CAP_NET_RAW or net.ipv4.ping_group_range)");
     }
     const int one = 1;
     ::setsockopt(p.fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     set_dscp(p.fd.get(), p.plan.dscp);
-    p.target = sockaddr_in{};
-    p.target.sin_family = AF_INET;
-    p.target.sin_addr = from_peer ? opt_.local_addr : opt_.server.sin_addr;
     p.echo_id = static_cast<uint16_t>((token_seed_ >> 16) + p.index * 7919);
     add(p.fd.get(), EPOLLIN, probe_token(p.index));
     p.ready = true;
@@ -807,7 +863,7 @@ class Engine {
 }  // namespace
 
 FlowSockets flow_sockets(const FlowPlan& f) {
-  const bool upload = f.from == 0;
+  const bool upload = f.from < f.to;
   return FlowSockets{upload, upload ? f.cc : "", upload ? "" : f.cc};
 }
 

@@ -42,15 +42,17 @@
 namespace nicsim::live {
 
 // The plan is the scenario's (config::plan) or rrul's; host 0 is the client's, host 1 the
-// server's. A flow from host 0 is an upload, one from host 1 a download.
+// server's. A flow from host 0 is an upload, one from host 1 a download. Between any two hosts
+// c < s of a network (ClientOptions::hosts), c takes host 0's part and s host 1's.
 using config::FlowPlan;
 using config::PhasePlan;
 using config::ProbePlan;
 using config::TrafficPlan;
 
-// How the client (in host 0) opens a flow: the upload's client writes, a download's server
-// does; TCP_CONGESTION is set on the sending socket only (congestion control acts on the data
-// direction), by the client (`client_cc`) or by the server as the request asks (`server_cc`).
+// How the client (in host 0, or the lower-indexed host of the flow's pair) opens a flow: the
+// upload's client writes, a download's server does; TCP_CONGESTION is set on the sending socket
+// only (congestion control acts on the data direction), by the client (`client_cc`) or by the
+// server as the request asks (`server_cc`).
 struct FlowSockets {
   bool upload = true;
   std::string client_cc;  // "" = the system default / not set
@@ -78,6 +80,17 @@ struct ClientOptions {
   // `local_addr`. Without it (a real network), b->a ICMP probes are refused.
   int peer_netns_fd = -1;
   in_addr local_addr{};
+  // Emulation of a network (more than two hosts, or traffic between any two): every host's
+  // namespace, address and nicsim server port (0: no server there). A flow or probe between
+  // hosts c < s is opened from c's namespace to s's server, exactly as host 0 (this thread)
+  // and host 1 (`server`) in the two-host form: a flow from c is an upload, from s a download;
+  // ICMP is sent from the probe's `from` host to its `to` host. Empty: the two-host form above.
+  struct HostEndpoint {
+    int netns_fd = -1;
+    in_addr addr{};
+    uint16_t server_port = 0;
+  };
+  std::vector<HostEndpoint> hosts;
   int stop_fd = -1;  // readable (eventfd, pipe) -> stop at once with what was measured
   Duration grace = Duration::s(3);  // after the end: wait this long for final server reports
   std::function<void(const std::string&)> log;  // one-line notices
