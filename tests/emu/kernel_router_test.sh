@@ -25,7 +25,8 @@ scenario=$src/scenarios/networks/kernel-router.toml
 probe=nicsim-kr-probe-$$
 ip netns add "$probe"
 if ! ip netns exec "$probe" tc qdisc add dev lo root handle 1: htb default 10 2>/dev/null ||
-   ! ip netns exec "$probe" tc qdisc add dev lo parent 1: handle 10: pfifo limit 10 2>/dev/null; then
+   ! ip netns exec "$probe" tc class add dev lo parent 1: classid 1:10 htb rate 1mbit 2>/dev/null ||
+   ! ip netns exec "$probe" tc qdisc add dev lo parent 1:10 handle 10: pfifo limit 10 2>/dev/null; then
   ip netns del "$probe"
   emu_skip "this kernel lacks sch_htb or sch_pfifo"
 fi
