@@ -16,9 +16,10 @@
 # Load: FLOWS (4) CUBIC iperf3 flows a -> b (`-C cubic`: a namespace's default here may be BBR)
 # for TIME (10) seconds; ping a -> b every 100 ms from 3 s to TIME - 1 s. Prints one line:
 #
-#   kernel-router limit=1000 rate=100mbit: ping_mean_ms=118.4 ping_count=110 ping_lost=0 goodput_mbit=95.21 retransmits=312
+#   kernel-router limit=1000 rate=100mbit: ping_mean_ms=107.02 ping_count=60 ping_lost=0 goodput_mbit=92.84 retransmits=63 pfifo_drops=63
 #
-# goodput: iperf3's receiver sum (end.sum_received); ping mean: iputils' rtt avg.
+# goodput: iperf3's receiver sum (end.sum_received); ping mean: iputils' rtt avg; pfifo_drops:
+# the bottleneck pfifo's drop counter (tc -s).
 # Root; needs ip, tc, iperf3, ping, ethtool, python3. It measures real time, so run it alone:
 #
 #   flock /tmp/nicsim-emu.lock scripts/kernel_router.sh --limit 1000
@@ -115,9 +116,12 @@ end = json.load(open(f"{work}/iperf3.json"))["end"]
 goodput = end["sum_received"]["bits_per_second"] / 1e6
 retrans = end["sum_sent"].get("retransmits", 0)
 ping = open(f"{work}/ping.txt").read()
+# The pfifo's drops (tc -s: "qdisc pfifo 10: ... (dropped N, ...").
+pfifo = re.search(r"qdisc pfifo 10:.*?dropped (\d+)", open(f"{work}/qdisc.txt").read(), re.S)
 sent, recv = map(int, re.search(r"(\d+) packets transmitted, (\d+) received", ping).groups())
 avg = re.search(r"= [\d.]+/([\d.]+)/", ping)
 mean = f"{float(avg.group(1)):.2f}" if avg else "nan"
 print(f"kernel-router limit={limit} rate={rate}: ping_mean_ms={mean} ping_count={recv} "
-      f"ping_lost={sent - recv} goodput_mbit={goodput:.2f} retransmits={retrans}")
+      f"ping_lost={sent - recv} goodput_mbit={goodput:.2f} retransmits={retrans} "
+      f"pfifo_drops={pfifo.group(1) if pfifo else 'nan'}")
 EOF
