@@ -50,7 +50,9 @@
 // in Scenario::hosts and in config::TrafficPlan), then the routers in the order written.
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nicsim/config/presets.h"
@@ -63,6 +65,7 @@
 namespace nicsim::config {
 
 struct Scenario;
+class NetworkBuilder;
 
 // One direction of a link; [wire] (two-host form) and a link's shared keys apply to both.
 struct WireConfig {
@@ -108,15 +111,29 @@ struct RouteConfig {
   bool operator==(const RouteConfig&) const = default;
 };
 
+// A network the loader must refuse, with the key path that is wrong ("links[1].ends[0]",
+// "routes[0].via", "routers.r.interfaces.wan"); the loader turns it into file:line:col.
+class NetworkError : public std::invalid_argument {
+ public:
+  NetworkError(std::string key, const std::string& message)
+      : std::invalid_argument(key + ": " + message), key_(std::move(key)), message_(message) {}
+  const std::string& key() const { return key_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string key_;
+  std::string message_;
+};
+
 class Network {
  public:
   static constexpr int kNone = -1;
 
   struct Interface {
-    int node = kNone;      // owning node
-    std::string name;      // a host's interface is named after the host; a router's as written
-    int link = kNone;      // the link it is on
-    int side = 0;          // 0: ends[0] of that link, 1: ends[1]
+    int node = kNone;  // owning node
+    std::string name;  // a host's interface is named after the host; a router's as written
+    int link = kNone;  // the link it is on
+    int side = 0;      // 0: ends[0] of that link, 1: ends[1]
     const NicConfig* nic = nullptr;      // points into the Scenario (hosts / routers)
     const QdiscConfig* qdisc = nullptr;  // idem
   };
@@ -127,7 +144,7 @@ class Network {
     std::vector<int> interfaces;           // indexes into interfaces(), in the order written
   };
   struct Link {
-    int iface[2] = {kNone, kNone};  // interfaces at ends[0] and ends[1]
+    int iface[2] = {kNone, kNone};                   // interfaces at ends[0] and ends[1]
     const WireConfig* wire[2] = {nullptr, nullptr};  // [0]: ends[0] -> ends[1]; [1]: reverse
   };
 
@@ -137,7 +154,9 @@ class Network {
   size_t host_count() const { return hosts_; }  // nodes [0, host_count()) are the hosts
 
   // The interface node `at` sends packets for host `to` on (kNone: `at` is `to`, or no route).
-  int egress(int at, int to) const { return egress_[static_cast<size_t>(at) * hosts_ + static_cast<size_t>(to)]; }
+  int egress(int at, int to) const {
+    return egress_[static_cast<size_t>(at) * hosts_ + static_cast<size_t>(to)];
+  }
   // The interface at the other end of `iface`'s link.
   int peer(int iface) const;
   // The interfaces a packet from host `from` to host `to` leaves on, hop by hop (empty when
@@ -147,7 +166,7 @@ class Network {
   std::string interface_label(int iface) const;
 
  private:
-  friend Network network_of(const Scenario& s);
+  friend class NetworkBuilder;
   std::vector<Node> nodes_;
   std::vector<Interface> interfaces_;
   std::vector<Link> links_;
@@ -156,7 +175,9 @@ class Network {
 };
 
 // The scenario's network (the two-host form included). The Network points into `s`, which must
-// outlive it. Throws std::invalid_argument for a network the loader should have refused.
+// outlive it. Throws NetworkError for a network the loader must refuse (unknown or doubly-used
+// interface, an interface on no link, a link to the same node, a bad route); reachability of
+// traffic end points is checked by the caller with path().
 Network network_of(const Scenario& s);
 
 }  // namespace nicsim::config
