@@ -90,7 +90,7 @@ cli::Action define_export(CLI::App& app, const cli::Invocation&) {
   app.add_option("RESULT", a->input, "a results file (docs/results.md)")->type_name("RESULT.json");
   app.add_option("--csv", a->csv,
                  "tidy CSV tables in DIR (created if missing): runs.csv, intervals.csv,\n"
-                 "flow_intervals.csv, interval_latency.csv, probes.csv,\n"
+                 "flows.csv, flow_intervals.csv, interval_latency.csv, probes.csv,\n"
                  "probe_samples.csv, phases.csv, queues.csv\n"
                  "(columns: docs/exports.md)")
       ->type_name(cli::kDirType);

@@ -72,11 +72,12 @@ std::string entry(const char* kind, size_t i) {
 }  // namespace
 
 TrafficPlan plan(const Scenario& s) {
-  if (s.hosts.size() != 2) {
-    throw std::invalid_argument("a scenario needs exactly two hosts");
-  }
   TrafficPlan plan;
   plan.duration = s.duration;
+  for (const HostConfig& h : s.hosts) {
+    plan.hosts.push_back(h.name);
+  }
+  plan.network = !s.links.empty();
   for (size_t i = 0; i < s.traffic.tcp.size(); ++i) {
     const TcpFlowConfig& c = s.traffic.tcp[i];
     const auto [from, to] = endpoints(s, c.from, c.to, entry("tcp", i));
@@ -168,17 +169,23 @@ report::RunInfo run_info(const Run& run, std::string backend) {
 }
 
 report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_interval) {
-  const auto dir = [](size_t from) {
-    return from == 0 ? report::Direction::kAtoB : report::Direction::kBtoA;
+  // a->b: the sender was written before the receiver (host 0 -> host 1 with two hosts).
+  const auto dir = [](size_t from, size_t to) {
+    return from < to ? report::Direction::kAtoB : report::Direction::kBtoA;
   };
+  // Host names for a network's results; "" keeps the two-host form's results as they were.
+  const auto name = [&](size_t host) { return plan.network ? plan.hosts.at(host) : std::string(); };
   report::RunLayout l;
   l.duration = plan.duration;
   l.interval = plan.interval.value_or(default_interval);
+  l.network = plan.network;
   for (const FlowPlan& f : plan.flows) {
-    l.flows.push_back(report::FlowSpec{dir(f.from), f.name, f.dscp, f.start, f.stop});
+    l.flows.push_back(report::FlowSpec{dir(f.from, f.to), f.name, f.dscp, f.start, f.stop,
+                                       name(f.from), name(f.to)});
   }
   for (const ProbePlan& p : plan.probes) {
-    l.probes.push_back(report::ProbeSpec{p.name, p.icmp, dir(p.from), p.dscp, !p.icmp});
+    l.probes.push_back(report::ProbeSpec{p.name, p.icmp, dir(p.from, p.to), p.dscp, !p.icmp,
+                                         name(p.from), name(p.to)});
   }
   for (const PhasePlan& ph : plan.phases) {
     l.phases.push_back(report::PhaseSpec{ph.name, ph.start, ph.end});

@@ -12,8 +12,8 @@
 //     downloads: flent runs them as netperf TCP_MAERTS, where the netserver on the far host sends
 //     (tohojo/flent flent/tests/rrul.conf).
 //   - Probes are created in flent's DATA_SETS order (rrul.conf): UDP EF, UDP BK, UDP BE, ICMP.
-//   - An rrul's client may be either host: its uploads go client -> server, its downloads
-//     server -> client, whichever of the two hosts is the client.
+//   - An rrul's client and server may be any two hosts: its uploads go client -> server, its
+//     downloads server -> client.
 //
 // run_info() and recorder_layout() turn a run and its plan into what report::RunRecorder needs
 // (docs/ARCHITECTURE.md, "Adding a back-end").
@@ -65,6 +65,12 @@ struct PhasePlan {
 
 struct TrafficPlan {
   Duration duration;
+  // The hosts' names by index (Scenario::hosts order; FlowPlan / ProbePlan from and to index it).
+  std::vector<std::string> hosts;
+  // The scenario has [[links]] (a network, network.h): results name each flow's and probe's
+  // hosts and add per-pair totals and Jain's index (docs/results.md). False for the two-host form,
+  // whose results stay as they were.
+  bool network = false;
   // Interval table bins; set by rrul (its `bin`), else the back-end's default (1 s).
   std::optional<Duration> interval;
   std::vector<FlowPlan> flows;
@@ -73,8 +79,9 @@ struct TrafficPlan {
   bool operator==(const TrafficPlan&) const = default;
 };
 
-// The scenario's traffic. Throws std::invalid_argument naming the entry ("traffic.tcp[0]: ...")
-// for a scenario without exactly two hosts, an unknown host or one that sends to itself.
+// The scenario's traffic, between any two distinct hosts (the loader has checked that each
+// entry's hosts reach each other). Throws std::invalid_argument naming the entry
+// ("traffic.tcp[0]: ...") for an unknown host or one that sends to itself.
 TrafficPlan plan(const Scenario& s);
 
 // flent's rrul between host `client` and host `server` (rrul.conf): 4 TCP uploads client ->
@@ -99,8 +106,9 @@ void add_rrul(TrafficPlan& plan, const RrulPlan& rrul);
 // (dump) and the [published] numbers that match it.
 report::RunInfo run_info(const Run& run, std::string backend);
 
-// The recorder's view of a two-host plan: flows and probes in plan order with their directions
-// (a->b when host 0 sends), phases, bins (`default_interval` unless the plan sets them).
+// The recorder's view of a plan: flows and probes in plan order with their directions (a->b
+// when the sender was written before the receiver: host 0 -> host 1 in the two-host form) and,
+// for a network, their hosts' names; phases, bins (`default_interval` unless the plan sets them).
 report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_interval);
 
 }  // namespace nicsim::config

@@ -227,13 +227,34 @@ void stats_row(Table& t, size_t i, const Run& r, const std::string& probe, const
                const std::string& measure, const LatencyStats& s) {
   const auto v = [&](double x) { return s.count == 0 ? std::nullopt : std::optional<double>(x); };
   t << i << r.label << probe << p.kind << static_cast<uint64_t>(p.dscp) << measure << s.count
-    << s.lost << v(s.min) << v(s.mean) << v(s.p50) << v(s.p90) << v(s.p99) << v(s.max) << v(s.mdev);
+    << s.lost << v(s.min) << v(s.mean) << v(s.p50) << v(s.p90) << v(s.p99) << v(s.max) << v(s.mdev)
+    << p.from << p.to;
   t.end_row();
 }
 
+CsvTable flows_table(const Results& results) {
+  Table t("flows.csv",
+          {"run", "label", "direction", "flow_id", "flow_name", "dscp", "from", "to", "start_s",
+           "end_s", "sender_bytes", "receiver_bytes", "bits_per_second", "retransmits"});
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    const Run& r = results.runs[i];
+    for (Direction d : kDirections) {
+      for (const FlowTransfer& f : r.transfer[d].flows) {
+        t << i << r.label << std::string(direction_key(d)) << f.id << f.name
+          << static_cast<uint64_t>(f.dscp) << f.from << f.to << f.receiver.start_s
+          << f.receiver.end_s << f.sender.bytes << f.receiver.bytes << f.receiver.bits_per_second
+          << f.sender.retransmits;
+        t.end_row();
+      }
+    }
+  }
+  return t.take();
+}
+
 CsvTable probes_table(const Results& results) {
-  Table t("probes.csv", {"run", "label", "probe", "kind", "dscp", "measure", "count", "lost",
-                         "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mdev_ms"});
+  Table t("probes.csv",
+          {"run", "label", "probe", "kind", "dscp", "measure", "count", "lost", "min_ms", "mean_ms",
+           "p50_ms", "p90_ms", "p99_ms", "max_ms", "mdev_ms", "from", "to"});
   for (size_t i = 0; i < results.runs.size(); ++i) {
     const Run& r = results.runs[i];
     for (const auto& [name, p] : r.latency_ms) {
@@ -334,10 +355,9 @@ std::string csv_number(double v) {
 }
 
 std::vector<CsvTable> csv_tables(const Results& results) {
-  return {runs_table(results),           intervals_table(results),
-          flow_intervals_table(results), interval_latency_table(results),
-          probes_table(results),         probe_samples_table(results),
-          phases_table(results),         queues_table(results)};
+  return {runs_table(results),           intervals_table(results),        flows_table(results),
+          flow_intervals_table(results), interval_latency_table(results), probes_table(results),
+          probe_samples_table(results),  phases_table(results),           queues_table(results)};
 }
 
 }  // namespace nicsim::report

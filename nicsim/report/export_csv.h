@@ -6,9 +6,11 @@
 //   runs.csv              one row per run: label, backend, seed, params, goodput, main probe,
 //                         latency under load (induced latency, grade, RPM, ...)
 //   intervals.csv         per run, interval and direction: bytes, bit/s, retransmits, cwnd
+//   flows.csv             per run and flow: direction, id, name, DSCP, hosts (networks), totals
 //   flow_intervals.csv    the same per flow
 //   interval_latency.csv  per run, interval and probe: mean RTT of the interval
-//   probes.csv            per run, probe and measure (rtt, one-way a->b / b->a): statistics
+//   probes.csv            per run, probe and measure (rtt, one-way a->b / b->a): statistics,
+//                         hosts (networks)
 //   probe_samples.csv     per run, probe and sample: send time, RTT, one-way delays
 //   phases.csv            per run and phase (rrul: idle_before, load, idle_after)
 //   queues.csv            per run, host and sample time: queue / BQL / FIFO occupancy

@@ -73,7 +73,7 @@ TEST(Csv, EveryRowHasTheHeadersColumnCount) {
 TEST(Csv, TablesOfTheFullSample) {
   const Results res = samples::full_sample_results();
   const std::vector<CsvTable> ts = csv_tables(res);
-  ASSERT_EQ(ts.size(), 8u);
+  ASSERT_EQ(ts.size(), 9u);
 
   const std::vector<std::string> runs = lines(table(ts, "runs.csv").text);
   ASSERT_EQ(runs.size(), 3u);
@@ -111,11 +111,25 @@ TEST(Csv, TablesOfTheFullSample) {
   ASSERT_EQ(lat.size(), 1u + 2 * 3);
   EXPECT_EQ(lat[1], "0,bql=false rate=1Gbit,0,1,ping,0.1");
 
+  // flows: one row per flow with its totals; hosts empty in the two-host form
+  const std::vector<std::string> fl = lines(table(ts, "flows.csv").text);
+  EXPECT_EQ(fl[0],
+            "run,label,direction,flow_id,flow_name,dscp,from,to,start_s,end_s,sender_bytes,"
+            "receiver_bytes,bits_per_second,retransmits");
+  EXPECT_EQ(fl[1].rfind("0,bql=false rate=1Gbit,a->b,5,TCP upload BE,0,,,", 0), 0u) << fl[1];
+  const std::vector<CsvTable> net = csv_tables(samples::network_sample_results());
+  EXPECT_EQ(lines(table(net, "flows.csv").text)[1].rfind(
+                "0,bql=false rate=1Gbit,a->b,5,TCP upload BE,0,s1,d1,", 0),
+            0u);
+  EXPECT_EQ(lines(table(net, "probes.csv").text)[1].substr(
+                lines(table(net, "probes.csv").text)[1].size() - 6),
+            ",s1,d2");
+
   // probes: per run ping (rtt), udp_bk (rtt), udp_ef (rtt + 2 one-way)
   const std::vector<std::string> pr = lines(table(ts, "probes.csv").text);
   ASSERT_EQ(pr.size(), 1u + 2 * 5);
   EXPECT_EQ(pr[1].rfind("0,bql=false rate=1Gbit,ping,icmp,0,rtt,5,1,0.344,", 0), 0u) << pr[1];
-  EXPECT_EQ(pr[2], "0,bql=false rate=1Gbit,udp_bk,udp,8,rtt,0,3,,,,,,,");
+  EXPECT_EQ(pr[2], "0,bql=false rate=1Gbit,udp_bk,udp,8,rtt,0,3,,,,,,,,,");
   EXPECT_EQ(pr[4].rfind("0,bql=false rate=1Gbit,udp_ef,udp,46,one_way a->b,3,0,0.5,", 0), 0u);
 
   // samples: ping 6 (one lost), udp_ef 3 (RTT lost twice, b->a lost twice), udp_bk none

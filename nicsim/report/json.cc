@@ -566,7 +566,10 @@ const Table<ProbeLatency>& probe_table() {
       optional_field("one_way", &S::one_way, per_direction_of(kStats), ref("direction_stats")),
       // dscp and series arrived with rrul (issue 6); documents written before have neither.
       field("dscp", &S::dscp, kDscp, ref("dscp"), P::kOptional),
-      field("series", &S::series, object_of(series_table), ref("probe_series"), P::kOptional)};
+      field("series", &S::series, object_of(series_table), ref("probe_series"), P::kOptional),
+      // from / to: a network's probes name their hosts (issue 10)
+      field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
+      field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty)};
   return t;
 }
 
@@ -598,6 +601,17 @@ const Table<FlowTransfer>& flow_transfer_table() {
       // name and dscp: optional for documents written before rrul (issue 6)
       field("name", &S::name, kString, type(R"("string")"), P::kOptional),
       field("dscp", &S::dscp, kDscp, ref("dscp"), P::kOptional),
+      // from / to: a network's flows name their hosts (issue 10)
+      field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
+      field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty),
+      field("sender", &S::sender, object_of(sender_table), ref("sender")),
+      field("receiver", &S::receiver, object_of(receiver_table), ref("receiver"))};
+  return t;
+}
+
+const Table<PairTransfer>& pair_transfer_table() {
+  using S = PairTransfer;
+  static const Table<S> t = {
       field("sender", &S::sender, object_of(sender_table), ref("sender")),
       field("receiver", &S::receiver, object_of(receiver_table), ref("receiver"))};
   return t;
@@ -735,6 +749,14 @@ const Table<Run>& run_table() {
       field("latency_ms", &S::latency_ms, map_of(object_of(probe_table)), map_schema(ref("probe"))),
       field("transfer", &S::transfer, per_direction_of(object_of(transfer_table)),
             per_direction_schema(ref("direction_transfer"))),
+      // pairs and fairness: a network's runs (issue 10); absent in the two-host form
+      field(
+          "pairs", &S::pairs, map_of(object_of(pair_transfer_table)),
+          R"({"description": "A network's transfer totals per host pair, keyed \"from->to\" (host names).",
+                "type": "object", "propertyNames": {"pattern": "^.+->.+$"},
+                "additionalProperties": {"$ref": "#/$defs/pair_transfer"}})",
+          P::kOmitEmpty),
+      optional_field("fairness", &S::fairness, kNumber, ref("fairness")),
       field("stages", &S::stages, per_direction_of(array_of(object_of(stage_table))),
             per_direction_schema(ref("stage_list"))),
       field("comparison", &S::comparison, array_of(object_of(comparison_table)),
@@ -805,6 +827,7 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/receiver", receiver_table()),
           spec("/$defs/direction_transfer", transfer_table()),
           spec("/$defs/direction_transfer/properties/flows/items", flow_transfer_table()),
+          spec("/$defs/pair_transfer", pair_transfer_table()),
           spec("/$defs/stage_list/items", stage_table()),
           spec("/$defs/comparison", comparison_table()),
           spec("/$defs/interval_flow", flow_interval_table()),

@@ -51,6 +51,23 @@ TEST(ResultsJson, RoundTripFullDocument) {
   EXPECT_EQ(to_json(out), text);  // and writes back to the same bytes
 }
 
+// A network's results (issue 10): flows and probes name their hosts, per-pair totals and Jain's
+// index are written and read back; the two-host form's documents have none of these keys.
+TEST(ResultsJson, RoundTripNetworkDocument) {
+  const Results in = samples::network_sample_results();
+  const std::string text = to_json(in);
+  EXPECT_TRUE(contains(text, "\"from\": \"s1\""));
+  EXPECT_TRUE(contains(text, "\"s1->d1\": {"));
+  EXPECT_TRUE(contains(text, "\"fairness\": "));
+  const Results out = results_from_json(text);
+  EXPECT_EQ(out, in);
+  EXPECT_EQ(to_json(out), text);
+  const std::string two_host = to_json(full_sample_results());
+  EXPECT_FALSE(contains(two_host, "\"from\""));
+  EXPECT_FALSE(contains(two_host, "\"pairs\""));
+  EXPECT_FALSE(contains(two_host, "\n      \"fairness\""));
+}
+
 TEST(ResultsJson, RoundTripMinimalDocument) {
   const Results in = minimal_sample_results();
   EXPECT_EQ(results_from_json(to_json(in)), in);

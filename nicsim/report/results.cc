@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
+
+#include "nicsim/report/latency_under_load.h"
 
 namespace nicsim::report {
 
@@ -22,28 +26,60 @@ void derive_totals(Run& run) {
   }
 }
 
+namespace {
+
+// Sender and receiver totals of `flows` (non-empty): bytes and retransmits summed, the window
+// from the earliest start to the latest end, the rates over that window.
+template <class Totals>
+void sum_into(Totals& out, const std::vector<const FlowTransfer*>& flows) {
+  double start_s = flows.front()->sender.start_s;
+  double end_s = flows.front()->sender.end_s;
+  out.sender.bytes = out.sender.retransmits = out.receiver.bytes = 0;
+  for (const FlowTransfer* ft : flows) {
+    start_s = std::min(start_s, ft->sender.start_s);
+    end_s = std::max(end_s, ft->sender.end_s);
+    out.sender.bytes += ft->sender.bytes;
+    out.sender.retransmits += ft->sender.retransmits;
+    out.receiver.bytes += ft->receiver.bytes;
+  }
+  out.sender.start_s = out.receiver.start_s = start_s;
+  out.sender.end_s = out.receiver.end_s = end_s;
+  out.sender.bits_per_second = bits_per_second(out.sender.bytes, end_s - start_s);
+  out.receiver.bits_per_second = bits_per_second(out.receiver.bytes, end_s - start_s);
+}
+
+}  // namespace
+
 void sum_flows(Run& run) {
+  std::map<std::string, std::vector<const FlowTransfer*>> by_pair;
   for (Direction dir : kDirections) {
     DirectionTransfer& d = run.transfer[dir];
-    if (d.flows.empty()) {
-      continue;
-    }
-    double start_s = d.flows.front().sender.start_s;
-    double end_s = d.flows.front().sender.end_s;
-    d.sender.bytes = d.sender.retransmits = d.receiver.bytes = 0;
+    std::vector<const FlowTransfer*> flows;
     for (const FlowTransfer& ft : d.flows) {
-      start_s = std::min(start_s, ft.sender.start_s);
-      end_s = std::max(end_s, ft.sender.end_s);
-      d.sender.bytes += ft.sender.bytes;
-      d.sender.retransmits += ft.sender.retransmits;
-      d.receiver.bytes += ft.receiver.bytes;
+      flows.push_back(&ft);
+      if (!ft.from.empty()) {
+        by_pair[ft.from + "->" + ft.to].push_back(&ft);
+      }
     }
-    d.sender.start_s = d.receiver.start_s = start_s;
-    d.sender.end_s = d.receiver.end_s = end_s;
-    d.sender.bits_per_second = bits_per_second(d.sender.bytes, end_s - start_s);
-    d.receiver.bits_per_second = bits_per_second(d.receiver.bytes, end_s - start_s);
+    if (!flows.empty()) {
+      sum_into(d, flows);
+    }
+  }
+  run.pairs.clear();
+  for (const auto& [pair, flows] : by_pair) {
+    sum_into(run.pairs[pair], flows);
   }
   derive_totals(run);
+}
+
+double flow_fairness(const Run& run) {
+  std::vector<double> goodput;
+  for (Direction d : kDirections) {
+    for (const FlowTransfer& ft : run.transfer[d].flows) {
+      goodput.push_back(ft.receiver.bits_per_second);
+    }
+  }
+  return jain_fairness(goodput);
 }
 
 double bits_per_second(uint64_t bytes, double seconds) {

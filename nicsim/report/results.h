@@ -24,7 +24,9 @@
 
 namespace nicsim::report {
 
-// The two directions of traffic between hosts "a" and "b", and their JSON keys.
+// The two directions of traffic between hosts "a" and "b", and their JSON keys: a->b is from the
+// first host written to the second. In a network (more hosts), a->b holds the flows and probes
+// whose sender was written before their receiver, b->a the others (docs/results.md).
 enum class Direction { kAtoB = 0, kBtoA = 1 };
 inline constexpr Direction kDirections[] = {Direction::kAtoB, Direction::kBtoA};
 constexpr std::string_view direction_key(Direction d) {
@@ -91,6 +93,10 @@ struct ProbeLatency {
   std::optional<PerDirection<LatencyStats>> one_way;
   uint8_t dscp = 0;      // DSCP the probe's packets carry (0..63; EF = 46, CS1 = 8)
   ProbeSeries series{};  // every sample (may be empty when the back-end keeps statistics only)
+  // The requesting and the answering host, in a network ("" in the two-host form, where the
+  // probe's one-way directions say it).
+  std::string from{};
+  std::string to{};
   bool operator==(const ProbeLatency&) const = default;
 };
 
@@ -117,6 +123,9 @@ struct FlowTransfer {
   // Last, with initializers, so that {id, sender, receiver} still initializes a FlowTransfer.
   std::string name{};  // e.g. "TCP upload BE" (flent's rrul series names); "" when unnamed
   uint8_t dscp = 0;    // DSCP of the flow's data packets (0..63)
+  // Sending and receiving host, in a network ("" in the two-host form: the direction says it).
+  std::string from{};
+  std::string to{};
   bool operator==(const FlowTransfer&) const = default;
 };
 // Sum over the direction's flows plus each flow. A direction without traffic has no flows.
@@ -125,6 +134,13 @@ struct DirectionTransfer {
   ReceiverTotals receiver;
   std::vector<FlowTransfer> flows;
   bool operator==(const DirectionTransfer&) const = default;
+};
+
+// Totals of the flows between one pair of hosts in one direction (a network's "from->to").
+struct PairTransfer {
+  SenderTotals sender;
+  ReceiverTotals receiver;
+  bool operator==(const PairTransfer&) const = default;
 };
 
 // Per-interval samples (iperf3's interval lines). `bytes` are bytes delivered to the receiving
@@ -234,6 +250,12 @@ struct Run {
   uint64_t retransmits = 0;                        // both directions
   std::map<std::string, ProbeLatency> latency_ms;  // by probe name
   PerDirection<DirectionTransfer> transfer;
+  // A network's totals per "from->to" host pair, summed from the flows that name their hosts
+  // (empty in the two-host form).
+  std::map<std::string, PairTransfer> pairs;
+  // Jain's index over every flow's goodput over its own window (flow_fairness()); set for a
+  // network's runs (the two-host form's results keep their fields).
+  std::optional<double> fairness;
   std::vector<Interval> intervals;
   std::map<std::string, QueueSeries> queues;  // by host name: "a", "b"
   PerDirection<std::vector<StageTime>> stages;
@@ -281,8 +303,15 @@ std::optional<double> relative_error(double published, double simulated);
 
 // Fills each direction's sender and receiver totals from its flows (transfer[d].flows): bytes
 // and retransmits summed, the window from the earliest flow start to the latest flow end, the
-// rates over that window; a direction without flows is left alone. Then derive_totals(run).
+// rates over that window; a direction without flows is left alone. Flows that name their hosts
+// (a network) are also summed per "from->to" pair into run.pairs, the same way. Then
+// derive_totals(run).
 void sum_flows(Run& run);
+
+// Jain's fairness index over every flow of the run (both directions), from each flow's goodput
+// over its own window (receiver.bits_per_second): 1 when all are equal, 1/n when one of n flows
+// gets everything, 0 without flows (latency_under_load.h: jain_fairness).
+double flow_fairness(const Run& run);
 
 // Fills goodput_bps from transfer[d].receiver.bits_per_second and retransmits from the senders'
 // retransmits (both directions).

@@ -66,6 +66,58 @@ TEST(Results, SumFlowsFillsDirectionTotals) {
   EXPECT_EQ(run.transfer[Direction::kAtoB].sender.bytes, 4000u);
 }
 
+// A network's flows name their hosts: sum_flows adds per-"from->to" totals; without names
+// (the two-host form) there are none.
+TEST(Results, SumFlowsFillsPairTotals) {
+  report::Run run;
+  const auto flow = [](const char* from, const char* to, uint64_t bytes) {
+    FlowTransfer f;
+    f.from = from;
+    f.to = to;
+    f.sender = {.start_s = 0, .end_s = 4, .bytes = bytes, .bits_per_second = 0, .retransmits = 1};
+    f.receiver = {.start_s = 0, .end_s = 4, .bytes = bytes, .bits_per_second = 0};
+    return f;
+  };
+  run.transfer[Direction::kAtoB].flows = {flow("s1", "d1", 1000), flow("s2", "d1", 500),
+                                          flow("s1", "d1", 3000)};
+  run.transfer[Direction::kBtoA].flows = {flow("d2", "s1", 100)};
+  sum_flows(run);
+  ASSERT_EQ(run.pairs.size(), 3u);
+  EXPECT_EQ(run.pairs.at("s1->d1").receiver.bytes, 4000u);
+  EXPECT_EQ(run.pairs.at("s1->d1").sender.retransmits, 2u);
+  EXPECT_DOUBLE_EQ(run.pairs.at("s1->d1").receiver.bits_per_second, 4000 * 8 / 4.0);
+  EXPECT_EQ(run.pairs.at("s2->d1").sender.bytes, 500u);
+  EXPECT_EQ(run.pairs.at("d2->s1").receiver.bytes, 100u);
+  EXPECT_EQ(run.transfer[Direction::kAtoB].receiver.bytes, 4500u);
+  for (Direction d : kDirections) {
+    for (FlowTransfer& f : run.transfer[d].flows) {
+      f.from.clear();
+    }
+  }
+  sum_flows(run);
+  EXPECT_TRUE(run.pairs.empty());
+}
+
+// Jain's index over every flow of the run, both directions, from each flow's own goodput.
+TEST(Results, FlowFairnessOverEveryFlow) {
+  report::Run run;
+  EXPECT_EQ(flow_fairness(run), 0.0);  // no flows
+  const auto flow = [](double bps) {
+    FlowTransfer f;
+    f.receiver.bits_per_second = bps;
+    return f;
+  };
+  run.transfer[Direction::kAtoB].flows = {flow(5e6), flow(5e6)};
+  run.transfer[Direction::kBtoA].flows = {flow(5e6)};
+  EXPECT_DOUBLE_EQ(flow_fairness(run), 1.0);  // equal flows
+  run.transfer[Direction::kAtoB].flows = {flow(9e6), flow(0), flow(0)};
+  run.transfer[Direction::kBtoA].flows = {flow(0)};
+  EXPECT_DOUBLE_EQ(flow_fairness(run), 0.25);  // one of n = 4 gets everything: 1/n
+  run.transfer[Direction::kAtoB].flows = {flow(1e6), flow(2e6)};
+  run.transfer[Direction::kBtoA].flows = {};
+  EXPECT_DOUBLE_EQ(flow_fairness(run), 0.9);  // 9 / (2 * 5)
+}
+
 TEST(Results, DirectionKeys) {
   EXPECT_EQ(direction_key(Direction::kAtoB), "a->b");
   EXPECT_EQ(direction_key(Direction::kBtoA), "b->a");

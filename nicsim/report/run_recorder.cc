@@ -124,6 +124,8 @@ void RunRecorder::add_transfers(Time end, std::span<const FlowTotals> totals) {
     ft.id = iperf3_stream_id(static_cast<int64_t>(d.flows.size()));
     ft.name = f.name;
     ft.dscp = f.dscp;
+    ft.from = f.from;
+    ft.to = f.to;
     const double start_s = f.start.to_seconds();
     const double stop_s = max(min(f.stop, ran), f.start).to_seconds();
     ft.sender.start_s = ft.receiver.start_s = start_s;
@@ -136,6 +138,9 @@ void RunRecorder::add_transfers(Time end, std::span<const FlowTotals> totals) {
     d.flows.push_back(ft);
   }
   sum_flows(out_);
+  if (layout_.network) {
+    out_.fairness = flow_fairness(out_);
+  }
 }
 
 // Statistics and series of one probe. A request unanswered at `end` is lost if sent at least
@@ -171,6 +176,8 @@ ProbeLatency RunRecorder::probe_result(size_t probe, Time end) const {
   pl.kind = spec.icmp ? "icmp" : "udp";
   pl.rtt = rtt.stats();
   pl.dscp = spec.dscp;
+  pl.from = spec.from;
+  pl.to = spec.to;
   if (spec.one_way) {
     PerDirection<LatencyStats> ow;
     ow[spec.dir] = forward.stats();

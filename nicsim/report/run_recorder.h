@@ -55,6 +55,8 @@ struct FlowSpec {
   uint8_t dscp = 0;
   Duration start;
   Duration stop;
+  std::string from{};  // sending host, in a network ("" in the two-host form)
+  std::string to{};    // receiving host, idem
 };
 
 struct ProbeSpec {
@@ -63,6 +65,8 @@ struct ProbeSpec {
   Direction dir = Direction::kAtoB;  // the request leg
   uint8_t dscp = 0;
   bool one_way = false;  // the back-end reports one-way delays (probe_forward / back)
+  std::string from{};    // requesting host, in a network ("" in the two-host form)
+  std::string to{};      // answering host, idem
 };
 
 struct PhaseSpec {
@@ -78,6 +82,8 @@ struct RunLayout {
   std::vector<FlowSpec> flows;
   std::vector<ProbeSpec> probes;
   std::vector<PhaseSpec> phases;  // in time order; cut at the end of a run stopped early
+  // A network's run: Run::fairness is set (flows and probes name their hosts in from / to).
+  bool network = false;
 };
 
 // One flow's counters at an interval boundary (cumulative since the flow started).

@@ -171,6 +171,25 @@ Results full_sample_results() {
   return res;
 }
 
+Results network_sample_results() {
+  Results res = full_sample_results();
+  for (Run& r : res.runs) {
+    for (Direction d : kDirections) {
+      for (FlowTransfer& f : r.transfer[d].flows) {
+        f.from = d == Direction::kAtoB ? "s1" : "d2";
+        f.to = d == Direction::kAtoB ? "d1" : "s2";
+      }
+    }
+    for (auto& [name, p] : r.latency_ms) {
+      p.from = "s1";
+      p.to = "d2";
+    }
+    sum_flows(r);
+    r.fairness = flow_fairness(r);
+  }
+  return res;
+}
+
 Results minimal_sample_results() {
   Results res;
   res.meta.nicsim_version = "0.1.0";

@@ -16,6 +16,11 @@ Results full_sample_results();
 // default fields (label "" as for a scenario without [vary]), no probes, intervals or queues.
 Results minimal_sample_results();
 
+// full_sample_results() as a network's results (issue 10): every flow and probe names its hosts
+// (a->b flows from s1 to d1, b->a flows from d2 to s2; probes s1 -> d2), per-pair totals, Jain's
+// index over the run's flows.
+Results network_sample_results();
+
 // The full sample as a document written before issue 6 (rrul) would be: without probe
 // "dscp"/"series", flow "name"/"dscp", interval-flow "srtt_ms", run "phases" and
 // "latency_under_load". Such documents must still validate and read.

@@ -1,8 +1,8 @@
 // report_schema_sample <kind>: prints a sample results document (JSON) for the schema check
 // (validate_results.py). Valid kinds: full, minimal, legacy (a
-// document written before issue 6). Invalid kinds (the schema must reject
-// them): bad-backend, bad-direction, stats-null-with-count, missing-meta, extra-key, bad-grade,
-// bad-dscp, bad-fairness, series-string, phase-extra-key.
+// document written before issue 6), network (issue 10). Invalid kinds (the schema must reject
+// them): bad-pair, bad-backend, bad-direction, stats-null-with-count, missing-meta, extra-key,
+// bad-grade, bad-dscp, bad-fairness, series-string, phase-extra-key.
 
 #include <cstdio>
 #include <string>
@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (kind == "full") {
     doc = to_json(samples::full_sample_results());
+  } else if (kind == "network") {
+    doc = to_json(samples::network_sample_results());
+  } else if (kind == "bad-pair") {
+    doc = to_json(samples::network_sample_results());
+    ok = replace(doc, "\"s1->d1\": {", "\"s1-d1\": {");
   } else if (kind == "minimal") {
     doc = to_json(samples::minimal_sample_results());
   } else if (kind == "legacy") {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <string>
+#include <vector>
 
 namespace nicsim::report {
 
@@ -265,6 +266,43 @@ namespace {
 
 std::string direction_label(const std::array<std::string, 2>& hosts, Direction d) {
   return d == Direction::kAtoB ? hosts[0] + "->" + hosts[1] : hosts[1] + "->" + hosts[0];
+}
+
+// A network's "from->to" pairs of direction d's flows, in flow order ("" in the two-host form).
+std::string pairs_of(const Run& run, Direction d) {
+  std::vector<std::string> seen;
+  for (const FlowTransfer& f : run.transfer[d].flows) {
+    const std::string pair = f.from + "->" + f.to;
+    if (!f.from.empty() && std::find(seen.begin(), seen.end(), pair) == seen.end()) {
+      seen.push_back(pair);
+    }
+  }
+  std::string out;
+  for (const std::string& p : seen) {
+    out += (out.empty() ? "" : ", ") + p;
+  }
+  return out;
+}
+
+// Jain's index over the run's flows (with two flows or more), and a network's goodput per pair.
+std::string format_fairness(const Run& run) {
+  size_t flows = 0;
+  for (Direction d : kDirections) {
+    flows += run.transfer[d].flows.size();
+  }
+  std::string out;
+  if (!run.pairs.empty()) {
+    out += "\ngoodput per pair";
+    for (const auto& [pair, t] : run.pairs) {
+      out += "   " + pair + " " + iperf3_bitrate(t.receiver.bits_per_second);
+    }
+    out += "\n";
+  }
+  if (flows >= 2) {
+    out += (out.empty() ? "\n" : "") +
+           printf_string("fairness (Jain) over %zu flows: %.3f\n", flows, flow_fairness(run));
+  }
+  return out;
 }
 
 std::string ping_heading(std::string_view probe) {
@@ -530,11 +568,17 @@ std::string format_run_report(const Run& run) {
   const std::array<std::string, 2> hosts = host_names(run);
   for (Direction d : kDirections) {
     const std::string table = format_iperf3(run, d);
-    if (!table.empty()) {
-      out += "\n" + direction_label(hosts, d) + " (TCP, sender " +
-             hosts[d == Direction::kAtoB ? 0 : 1] + ")\n" + table;
+    if (table.empty()) {
+      continue;
     }
+    const std::string pairs = pairs_of(run, d);
+    out += "\n" +
+           (pairs.empty() ? direction_label(hosts, d) + " (TCP, sender " +
+                                hosts[d == Direction::kAtoB ? 0 : 1] + ")"
+                          : std::string(direction_key(d)) + " (TCP: " + pairs + ")") +
+           "\n" + table;
   }
+  out += format_fairness(run);
   for (const auto& [name, p] : run.latency_ms) {
     if (p.kind == "icmp") {
       out += "\n" + ping_heading(name) + ping_totals(p.rtt, PingStyle::kLinux, std::nullopt);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -383,6 +384,31 @@ TEST(ReportText, DirectionsAreLabelledWithTheConfiguredHostNames) {
   EXPECT_EQ(host_names(run), (std::array<std::string, 2>{"my.host", "peer"}));
   run.config_toml = "";  // a live run: no configuration
   EXPECT_EQ(host_names(run), (std::array<std::string, 2>{"a", "b"}));
+}
+
+// Jain's index over the run's flows in every report with two flows or more; a network's
+// directions are headed by their host pairs, and goodput per pair follows.
+TEST(ReportText, FairnessAndHostPairs) {
+  const Results two_host = samples::full_sample_results();
+  const report::Run& r = two_host.runs[0];
+  size_t flows = r.transfer.a_to_b.flows.size() + r.transfer.b_to_a.flows.size();
+  ASSERT_GE(flows, 2u);
+  char want[80];
+  std::snprintf(want, sizeof want, "\nfairness (Jain) over %zu flows: %.3f\n", flows,
+                flow_fairness(r));
+  EXPECT_NE(format_run_report(r).find(want), std::string::npos);
+  EXPECT_EQ(format_run_report(r).find("goodput per pair"), std::string::npos);
+
+  const Results net = samples::network_sample_results();
+  const std::string text = format_run_report(net.runs[0]);
+  for (const char* part : {"\na->b (TCP: s1->d1)\n[ ID]", "\nb->a (TCP: d2->s2)\n[ ID]",
+                           "\ngoodput per pair   d2->s2 ", "   s1->d1 "}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+
+  report::Run one_flow;
+  one_flow.transfer.a_to_b.flows.resize(1);
+  EXPECT_EQ(format_run_report(one_flow).find("fairness (Jain) over"), std::string::npos);
 }
 
 // ping's heading names what was pinged; here that is the probe, by its result key.

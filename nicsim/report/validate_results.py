@@ -5,7 +5,7 @@
   validate_results.py --schema docs/results.schema.json --generator build/.../report_schema_sample
 
 With --generator (the CTest test report_schema_validation), the program's valid samples
-("full", "minimal") must validate and each invalid sample must be rejected for the expected
+("full", "minimal", "legacy", "network") must validate and each invalid sample must be rejected for the expected
 reason, so the test fails if the schema is too strict or too loose.
 
 Needs Debian's python3-jsonschema (installed by scripts/setup.sh).
@@ -21,7 +21,7 @@ try:
 except ImportError:
     sys.exit("validate_results.py: python3-jsonschema is missing (run scripts/setup.sh)")
 
-VALID_SAMPLES = ["full", "minimal", "legacy"]
+VALID_SAMPLES = ["full", "minimal", "legacy", "network"]
 # Invalid sample -> text expected in the rejection (the offending path or keyword).
 INVALID_SAMPLES = {
     "bad-backend": "'ns3' is not one of ['sim', 'emu', 'live']",
@@ -34,6 +34,7 @@ INVALID_SAMPLES = {
     "bad-fairness": "1.5 is greater than the maximum of 1",
     "series-string": "'lost' is not of type 'number', 'null'",
     "phase-extra-key": "'rate' was unexpected",
+    "bad-pair": "'s1-d1' does not match",
 }
 
 

@@ -45,7 +45,7 @@ done
 
 # 3. CSV tables agree with the JSON.
 "$nicsim" export r.json --csv csv2 2>/dev/null
-for t in runs intervals flow_intervals interval_latency probes queues; do
+for t in runs intervals flows flow_intervals interval_latency probes queues; do
   cmp "csv/$t.csv" "csv2/$t.csv" || fail "$t.csv: export differs from run --csv"
 done
 $py - r.json csv <<'PY' || fail "CSV tables disagree with the JSON"
