@@ -15,6 +15,7 @@ packages=(
   ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
   flent python3-numpy                          # export test: flent reads our files (stats need numpy)
+  graphviz                                     # nicsim topology --dot checked with dot -Tsvg
 )
 
 missing=()

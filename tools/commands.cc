@@ -10,6 +10,7 @@
 #include "tools/live_commands.h"
 #include "tools/plot_command.h"
 #include "tools/run_command.h"
+#include "tools/topology_command.h"
 
 namespace nicsim::tools::cli {
 namespace {
@@ -35,6 +36,10 @@ const std::vector<Command>& commands() {
        "usage: nicsim emulate SCENARIO.toml [options] [-- CMD [ARGS...]]\n"
        "       nicsim emulate --cleanup",
        true, define_emulate},
+      {"topology",
+       "print the scenario's network: nodes, CPUs, interfaces (NIC, qdisc), links per\n"
+       "direction, route tables; --dot for Graphviz",
+       "usage: nicsim topology SCENARIO.toml [--dot]", false, define_topology},
       {"export", "results as CSV tables or flent's data file",
        "usage: nicsim export RESULT.json [--csv DIR] [--flent OUT.flent.gz] [--run K=V[,K=V]]",
        false, define_export},

@@ -26,6 +26,40 @@ void window(std::string& out, Duration start, const std::optional<Duration>& sto
   }
 }
 
+// [<path>.cpu]: the preset and every cost.
+void cpu(std::string& out, const std::string& path, const std::string& preset,
+         const model::CpuCosts& costs) {
+  out += "\n[" + join_key(path, "cpu") + "]\n";
+  out += "preset = " + quote(preset) + "\n";
+  out += dump_cpu(costs);
+}
+
+// [<path>.nic] and [<path>.qdisc] of a host or a router's interface.
+void nic_and_qdisc(std::string& out, const std::string& path, const NicConfig& nic,
+                   const QdiscConfig& qdisc) {
+  out += "\n[" + join_key(path, "nic") + "]\n";
+  out += "preset = " + quote(nic.preset) + "\n";
+  out += dump_nic(nic);
+  out += "\n" + detail::dump_qdisc(qdisc, join_key(path, "qdisc"));
+}
+
+// rate, delay, loss, jitter of one direction; with `unless`, only the keys that differ from it
+// (a link's reverse overrides).
+void wire_keys(std::string& out, const WireConfig& w, const WireConfig* unless) {
+  if (unless == nullptr || w.rate != unless->rate) {
+    out += "rate = " + quote(format_rate(w.rate)) + "\n";
+  }
+  if (unless == nullptr || w.delay != unless->delay) {
+    out += "delay = " + dur(w.delay) + "\n";
+  }
+  if (unless == nullptr || w.loss_ppb != unless->loss_ppb) {
+    out += "loss = " + quote(format_percent_ppb(w.loss_ppb)) + "\n";
+  }
+  if (unless == nullptr || w.jitter != unless->jitter) {
+    out += "jitter = " + dur(w.jitter) + "\n";
+  }
+}
+
 std::string published_value(const PublishedValue& v) {
   if (const auto* d = std::get_if<double>(&v)) {
     return detail::format_double(*d);
@@ -47,13 +81,8 @@ std::string dump(const Scenario& s) {
 
   for (const HostConfig& h : s.hosts) {
     const std::string hp = join_key("hosts", h.name);
-    out += "\n[" + join_key(hp, "cpu") + "]\n";
-    out += "preset = " + quote(h.cpu_preset) + "\n";
-    out += dump_cpu(h.cpu);
-    out += "\n[" + join_key(hp, "nic") + "]\n";
-    out += "preset = " + quote(h.nic.preset) + "\n";
-    out += dump_nic(h.nic);
-    out += "\n" + detail::dump_qdisc(h.qdisc, join_key(hp, "qdisc"));
+    cpu(out, hp, h.cpu_preset, h.cpu);
+    nic_and_qdisc(out, hp, h.nic, h.qdisc);
     out += "\n[" + join_key(hp, "tcp") + "]\n";
     out += "cc = " + quote(h.tcp.cc) + "\n";
     out += "mss = " + quote(format_bytes(h.tcp.mss)) + "\n";
@@ -67,11 +96,30 @@ std::string dump(const Scenario& s) {
     out += "init_cwnd = " + std::to_string(h.tcp.init_cwnd) + "\n";
   }
 
-  out += "\n[wire]\n";
-  out += "rate = " + quote(format_rate(s.wire.rate)) + "\n";
-  out += "delay = " + dur(s.wire.delay) + "\n";
-  out += "loss = " + quote(format_percent_ppb(s.wire.loss_ppb)) + "\n";
-  out += "jitter = " + dur(s.wire.jitter) + "\n";
+  if (s.links.empty()) {
+    out += "\n[wire]\n";
+    wire_keys(out, s.wire, nullptr);
+  }
+  for (const RouterConfig& r : s.routers) {
+    const std::string rp = join_key("routers", r.name);
+    cpu(out, rp, r.cpu_preset, r.cpu);
+    for (const RouterInterfaceConfig& i : r.interfaces) {
+      nic_and_qdisc(out, join_key(join_key(rp, "interfaces"), i.name), i.nic, i.qdisc);
+    }
+  }
+  for (const LinkConfig& l : s.links) {
+    out += "\n[[links]]\nends = [" + quote(l.ends[0]) + ", " + quote(l.ends[1]) + "]\n";
+    wire_keys(out, l.forward, nullptr);
+    if (!(l.reverse == l.forward)) {
+      std::string rev;
+      wire_keys(rev, l.reverse, &l.forward);
+      out += "[links.reverse]\n" + rev;
+    }
+  }
+  for (const RouteConfig& r : s.routes) {
+    out += "\n[[routes]]\nnode = " + quote(r.node) + "\nto = " + quote(r.to) +
+           "\nvia = " + quote(r.via) + "\n";
+  }
 
   for (const TcpFlowConfig& f : s.traffic.tcp) {
     out += "\n[[traffic.tcp]]\nfrom = " + quote(f.from) + "\nto = " + quote(f.to) + "\n";

@@ -135,38 +135,66 @@ TcpConfig read_tcp(TableReader& r) {
   return t;
 }
 
-HostConfig read_host(const std::string& name, const toml::table& t, const Ctx& ctx) {
-  const std::string path = join_key("hosts", name);
-  TableReader r(t, path, ctx.file);
-  HostConfig h;
-  h.name = name;
-
-  const toml::node* cpu = r.take("cpu");
-  if (cpu == nullptr) {
+// `cpu` of a host or router: a preset name or { preset = ..., <CpuCosts overrides> }.
+void read_cpu(TableReader& r, const Ctx& ctx, std::string& preset, model::CpuCosts& cpu) {
+  const toml::node* n = r.take("cpu");
+  if (n == nullptr) {
     r.missing("cpu");
   }
-  PresetUse cu = preset_use(*cpu, r.key_location("cpu"), r.key_path("cpu"), ctx.file);
-  h.cpu_preset = cu.ref.name;
-  h.cpu = detail::load_cpu(*ctx.search, *ctx.cache, cu.ref, cu.overrides);
+  PresetUse cu = preset_use(*n, r.key_location("cpu"), r.key_path("cpu"), ctx.file);
+  preset = cu.ref.name;
+  cpu = detail::load_cpu(*ctx.search, *ctx.cache, cu.ref, cu.overrides);
+}
 
-  const toml::node* nic = r.take("nic");
-  if (nic == nullptr) {
+// `nic` and `qdisc` of a host or a router's interface (one NIC with its egress qdisc).
+void read_nic_and_qdisc(TableReader& r, const Ctx& ctx, NicConfig& nic, QdiscConfig& qdisc) {
+  const toml::node* n = r.take("nic");
+  if (n == nullptr) {
     r.missing("nic");
   }
-  PresetUse nu = preset_use(*nic, r.key_location("nic"), r.key_path("nic"), ctx.file);
-  h.nic = detail::load_nic(*ctx.search, *ctx.cache, nu.ref, nu.overrides);
-
+  PresetUse nu = preset_use(*n, r.key_location("nic"), r.key_path("nic"), ctx.file);
+  nic = detail::load_nic(*ctx.search, *ctx.cache, nu.ref, nu.overrides);
   if (const toml::node* q = r.take("qdisc")) {
-    h.qdisc = detail::parse_qdisc(*q, r.key_location("qdisc"), r.key_path("qdisc"), ctx.file,
-                                  /*is_leaf=*/false);
+    qdisc = detail::parse_qdisc(*q, r.key_location("qdisc"), r.key_path("qdisc"), ctx.file,
+                                /*is_leaf=*/false);
   }
-  h.nic.platform.qdisc_bypass = h.qdisc.can_bypass();
+  nic.platform.qdisc_bypass = qdisc.can_bypass();
+}
+
+HostConfig read_host(const std::string& name, const toml::table& t, const Ctx& ctx) {
+  TableReader r(t, join_key("hosts", name), ctx.file);
+  HostConfig h;
+  h.name = name;
+  read_cpu(r, ctx, h.cpu_preset, h.cpu);
+  read_nic_and_qdisc(r, ctx, h.nic, h.qdisc);
   if (const toml::table* tcp = r.opt_table("tcp")) {
     TableReader tr(*tcp, r.key_path("tcp"), ctx.file);
     h.tcp = read_tcp(tr);
   }
   r.finish();
   return h;
+}
+
+// [routers.<r>]: cpu, then [routers.<r>.interfaces.<i>] (nic, qdisc) in the order written.
+RouterConfig read_router(const std::string& name, const toml::table& t, const Ctx& ctx) {
+  TableReader r(t, join_key("routers", name), ctx.file);
+  RouterConfig rc;
+  rc.name = name;
+  read_cpu(r, ctx, rc.cpu_preset, rc.cpu);
+  const toml::table* ifaces = r.opt_table("interfaces");
+  // None at all is network_of()'s error (a router needs an interface), reported at the router.
+  for (const Entry& e : ifaces != nullptr ? in_source_order(*ifaces) : std::vector<Entry>{}) {
+    RouterInterfaceConfig ic;
+    ic.name = std::string(e.key->str());
+    const std::string path = join_key(r.key_path("interfaces"), ic.name);
+    TableReader ir(detail::to_table(*e.node, detail::where(*e.key, *e.node, ctx.file), path), path,
+                   ctx.file);
+    read_nic_and_qdisc(ir, ctx, ic.nic, ic.qdisc);
+    ir.finish();
+    rc.interfaces.push_back(std::move(ic));
+  }
+  r.finish();
+  return rc;
 }
 
 // start / stop / interval checks shared by the traffic kinds.
@@ -199,7 +227,8 @@ Window read_window(TableReader& r, Duration duration) {
 }
 
 std::pair<std::string, std::string> read_endpoints(TableReader& r,
-                                                   const std::vector<HostConfig>& hosts) {
+                                                   const std::vector<HostConfig>& hosts,
+                                                   const std::vector<RouterConfig>& routers) {
   std::string names;
   for (const auto& h : hosts) {
     names += (names.empty() ? "" : ", ") + h.name;
@@ -209,8 +238,12 @@ std::pair<std::string, std::string> read_endpoints(TableReader& r,
     const bool known =
         std::any_of(hosts.begin(), hosts.end(), [&](const HostConfig& h) { return h.name == v; });
     if (!known) {
+      const bool router = std::any_of(routers.begin(), routers.end(),
+                                      [&](const RouterConfig& x) { return x.name == v; });
       fail(r.key_location(key), r.key_path(key),
-           "unknown host " + quote(v) + " (hosts: " + names + ")");
+           (router ? quote(v) + " is a router; traffic starts and ends at hosts"
+                   : "unknown host " + quote(v)) +
+               " (hosts: " + names + ")");
     }
     return v;
   };
@@ -263,12 +296,13 @@ void for_each_element(TableReader& traffic, std::string_view kind, const Ctx& ct
   }
 }
 
-TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts, Duration duration,
+TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
+                           const std::vector<RouterConfig>& routers, Duration duration,
                            const Ctx& ctx) {
   TrafficConfig out;
   for_each_element(t, "tcp", ctx, [&](TableReader& r) {
     TcpFlowConfig f;
-    std::tie(f.from, f.to) = read_endpoints(r, hosts);
+    std::tie(f.from, f.to) = read_endpoints(r, hosts, routers);
     f.streams = r.opt_int("streams").value_or(1);
     if (f.streams < 1 || f.streams > 10'000) {
       fail(r.key_location("streams"), r.key_path("streams"),
@@ -289,7 +323,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
   });
   for_each_element(t, "ping", ctx, [&](TableReader& r) {
     PingConfig p;
-    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
     p.interval = positive_duration(r, "interval", p.interval);
     p.size = payload_size(r, "size", p.size);
     const Window w = read_window(r, duration);
@@ -300,7 +334,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
   });
   for_each_element(t, "udp_probe", ctx, [&](TableReader& r) {
     UdpProbeConfig p;
-    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
     p.interval = positive_duration(r, "interval", p.interval);
     p.size = payload_size(r, "size", p.size);
     const Window w = read_window(r, duration);
@@ -315,7 +349,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
            "at most one rrul per scenario (its phases are the run's)");
     }
     RrulConfig p;
-    std::tie(p.from, p.to) = read_endpoints(r, hosts);
+    std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
     std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
     if (auto s = r.opt_duration("start")) {
       p.start = *s;
@@ -416,8 +450,34 @@ struct VaryRead {
   std::vector<Location> at;
 };
 
-VaryRead read_vary(const toml::table& v, const std::vector<HostConfig>& hosts,
-                   const std::string& file) {
+// routers.<r>.<key> or routers.<r>.interfaces.<i>.<key>: the router and interface must exist.
+void check_vary_router_path(const Scenario& s, const std::vector<PathPart>& parts,
+                            const Location& at, const std::string& kpath) {
+  const std::string& name = parts[1].key;
+  const auto r = std::find_if(s.routers.begin(), s.routers.end(),
+                              [&](const RouterConfig& x) { return x.name == name; });
+  if (r == s.routers.end()) {
+    fail(at, kpath, "no router " + quote(name) + " in [routers]");
+  }
+  if (parts.size() < 3) {
+    fail(at, kpath, "names a whole router; vary a key inside it (e.g. routers." + name + ".cpu)");
+  }
+  if (parts[2].key != "interfaces") {
+    return;
+  }
+  if (parts.size() < 4 ||
+      std::none_of(r->interfaces.begin(), r->interfaces.end(),
+                   [&](const RouterInterfaceConfig& i) { return i.name == parts[3].key; })) {
+    fail(at, kpath,
+         "no interface " + (parts.size() < 4 ? std::string("named") : quote(parts[3].key)) +
+             " on router " + quote(name));
+  }
+  if (parts.size() < 5) {
+    fail(at, kpath, "names a whole interface; vary a key inside it (nic, qdisc)");
+  }
+}
+
+VaryRead read_vary(const toml::table& v, const Scenario& s, const std::string& file) {
   VaryRead out;
   for (const Entry& e : in_source_order(v)) {
     const std::string key(e.key->str());
@@ -428,9 +488,13 @@ VaryRead read_vary(const toml::table& v, const std::vector<HostConfig>& hosts,
       fail(at, kpath, "expected a key path like \"hosts.a.nic.bql\" or \"traffic.tcp[0].streams\"");
     }
     const std::string& top = parts->front().key;
-    if (top != "scenario" && top != "hosts" && top != "wire" && top != "traffic") {
+    static const std::vector<std::string> kTops = {"scenario", "hosts", "wire",  "traffic",
+                                                   "routers",  "links", "routes"};
+    if (std::find(kTops.begin(), kTops.end(), top) == kTops.end()) {
       fail(at, kpath,
-           "can only vary keys under scenario, hosts, wire or traffic, got " + quote(top));
+           "can only vary keys under scenario, hosts, wire, traffic, routers, links or routes, "
+           "got " +
+               quote(top));
     }
     if (top == "scenario" && parts->size() == 2 && parts->back().key == "name") {
       fail(at, kpath, "the scenario name cannot be varied");
@@ -440,13 +504,18 @@ VaryRead read_vary(const toml::table& v, const std::vector<HostConfig>& hosts,
     }
     if (top == "hosts") {
       const std::string& h = (*parts)[1].key;
-      if (std::none_of(hosts.begin(), hosts.end(),
-                       [&](const HostConfig& x) { return x.name == h; })) {
+      if (s.host(h) == nullptr) {
         fail(at, kpath, "no host " + quote(h) + " in [hosts]");
       }
       if (parts->size() < 3) {
         fail(at, kpath, "names a whole host; vary a key inside it (e.g. hosts." + h + ".nic)");
       }
+    }
+    if (top == "routers") {
+      check_vary_router_path(s, *parts, at, kpath);
+    }
+    if (top == "wire" && !s.links.empty()) {
+      fail(at, kpath, "there is no [wire] with [[links]]; vary a link's key (links[0].rate)");
     }
     if (parts->back().index) {
       fail(at, kpath, "cannot vary an array element as a whole; vary a key inside it");
@@ -630,6 +699,160 @@ void record_origins(const toml::table& t, const std::string& path, const std::st
   }
 }
 
+// --- Links ([wire] and [[links]]) ------------------------------------------------------------
+
+// rate, delay, loss and jitter as written in one table ([wire], a link, its forward / reverse).
+struct WireKeys {
+  std::optional<Rate> rate;
+  std::optional<Duration> delay;
+  std::optional<int64_t> loss_ppb;
+  std::optional<Duration> jitter;
+};
+
+WireKeys read_wire_keys(TableReader& w) {
+  WireKeys k;
+  k.rate = w.opt_rate("rate");
+  if (k.rate && k.rate->is_zero()) {
+    fail(w.key_location("rate"), w.key_path("rate"), "must be > 0");
+  }
+  k.delay = w.opt_duration("delay");
+  k.loss_ppb = w.opt_percent_ppb("loss");
+  if (k.loss_ppb && *k.loss_ppb >= 1'000'000'000) {
+    fail(w.key_location("loss"), w.key_path("loss"), "must be below 100%");
+  }
+  k.jitter = w.opt_duration("jitter");
+  return k;
+}
+
+// `over` on top of `base` (a link's shared keys under its forward / reverse overrides).
+WireKeys overlay(WireKeys base, const WireKeys& over) {
+  base.rate = over.rate ? over.rate : base.rate;
+  base.delay = over.delay ? over.delay : base.delay;
+  base.loss_ppb = over.loss_ppb ? over.loss_ppb : base.loss_ppb;
+  base.jitter = over.jitter ? over.jitter : base.jitter;
+  return base;
+}
+
+// rate and delay are required (reported at `w`'s table), loss and jitter default to 0.
+WireConfig complete_wire(const WireKeys& k, const TableReader& w) {
+  WireConfig c;
+  c.rate = w.required(k.rate, "rate");
+  c.delay = w.required(k.delay, "delay");
+  c.loss_ppb = k.loss_ppb.value_or(0);
+  c.jitter = k.jitter.value_or(Duration::zero());
+  return c;
+}
+
+// Where a link's direction `d` took its rate from: the override, else the shared key ([wire]'s in
+// the two-host form).
+std::string rate_key(const Scenario& s, size_t link, int d) {
+  if (s.links.empty()) {
+    return "wire.rate";
+  }
+  const std::string base = "links[" + std::to_string(link) + "]";
+  const std::string over = base + (d == 0 ? ".forward.rate" : ".reverse.rate");
+  return s.origins.count(over) != 0 ? over : base + ".rate";
+}
+
+// "host a", "router r's interface wan": whose NIC an interface is, in messages.
+std::string owner(const Network& n, int iface) {
+  const Network::Interface& i = n.interfaces()[static_cast<size_t>(iface)];
+  const Network::Node& node = n.nodes()[static_cast<size_t>(i.node)];
+  return node.router ? "router " + node.name + "'s interface " + i.name : "host " + node.name;
+}
+
+// Each traffic entry's hosts reach each other along the routes, both ways (data and replies).
+template <class Entries>
+void check_reachable(const Scenario& s, const Network& n, const char* kind, const Entries& es) {
+  const auto index = [&](const std::string& host) {
+    for (size_t i = 0; i < s.hosts.size(); ++i) {
+      if (s.hosts[i].name == host) {
+        return static_cast<int>(i);
+      }
+    }
+    return Network::kNone;  // refused by the traffic reader already
+  };
+  for (size_t k = 0; k < es.size(); ++k) {
+    const std::string key = std::string("traffic.") + kind + "[" + std::to_string(k) + "]";
+    const int from = index(es[k].from);
+    const int to = index(es[k].to);
+    try {
+      n.path(from, to);
+      n.path(to, from);
+    } catch (const std::invalid_argument& e) {
+      fail(s.where(key), key,
+           std::string(e.what()) + ": " + es[k].from + " and " + es[k].to +
+               " must reach each other");
+    }
+  }
+}
+
+// The network as a whole (network.h), once the file is read: its structure and routes
+// (network_of(), whose errors name the key), each link's rates against the NICs at both ends,
+// and every traffic entry's reachability.
+void check_network(const Scenario& s) {
+  Network n;
+  try {
+    n = network_of(s);
+  } catch (const NetworkError& e) {
+    fail(s.where(e.key()), e.key(), e.message());
+  }
+  for (size_t k = 0; k < n.links().size(); ++k) {
+    const Network::Link& l = n.links()[k];
+    for (int d = 0; d < 2; ++d) {
+      const Rate rate = l.wire[d]->rate;
+      for (int iface : l.iface) {
+        const NicConfig& nic = *n.interfaces()[static_cast<size_t>(iface)].nic;
+        if (rate > nic.max_link_rate) {
+          const std::string key = rate_key(s, k, d);
+          fail(s.where(key), key,
+               format_rate(rate) + " is faster than " + owner(n, iface) + "'s nic (" + nic.preset +
+                   " links at up to " + format_rate(nic.max_link_rate) + ")");
+        }
+      }
+    }
+  }
+  check_reachable(s, n, "tcp", s.traffic.tcp);
+  check_reachable(s, n, "ping", s.traffic.ping);
+  check_reachable(s, n, "udp_probe", s.traffic.udp_probe);
+  check_reachable(s, n, "rrul", s.traffic.rrul);
+}
+
+// [[links]] element: ends, the shared wire keys, `forward` / `reverse` overrides.
+LinkConfig read_link(TableReader& l, const std::string& file) {
+  LinkConfig c;
+  const toml::node* ends = l.take("ends");
+  if (ends == nullptr) {
+    l.missing("ends");
+  }
+  const Location eat = l.key_location("ends");
+  const toml::array& a = detail::to_array(*ends, eat, l.key_path("ends"));
+  if (a.size() != 2) {
+    fail(eat, l.key_path("ends"),
+         "expected two ends [\"host\" or \"router.interface\", ...], got " + render(*ends));
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    c.ends[i] =
+        detail::to_string(*a.get(i), eat, l.key_path("ends") + "[" + std::to_string(i) + "]");
+  }
+  const WireKeys shared = read_wire_keys(l);
+  const auto direction = [&](std::string_view key) {
+    const toml::table* t = l.opt_table(key);
+    if (t == nullptr) {
+      return complete_wire(shared, l);
+    }
+    TableReader d(*t, l.key_path(key), file);
+    const WireKeys k = overlay(shared, read_wire_keys(d));
+    d.finish();
+    // A missing rate or delay is the link's (the shared keys), not the override's.
+    return complete_wire(k, l);
+  };
+  c.forward = direction("forward");
+  c.reverse = direction("reverse");
+  l.finish();
+  return c;
+}
+
 Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out) {
   TableReader r(root, "", ctx.file);
   Scenario s;
@@ -666,46 +889,65 @@ Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out)
     const toml::table& ht = detail::to_table(*e.node, at, path);
     s.hosts.push_back(read_host(name, ht, ctx));
   }
-  if (s.hosts.size() != 2) {
-    fail(detail::where(*hosts, ctx.file), "hosts",
-         "a scenario has exactly two hosts (one link between them), got " +
-             std::to_string(s.hosts.size()));
+  if (const toml::table* routers = r.opt_table("routers")) {
+    for (const Entry& e : in_source_order(*routers)) {
+      const std::string name(e.key->str());
+      const std::string path = join_key("routers", name);
+      const Location at = detail::where(*e.key, *e.node, ctx.file);
+      s.routers.push_back(read_router(name, detail::to_table(*e.node, at, path), ctx));
+    }
   }
-
-  const toml::table* wire = r.opt_table("wire");
-  if (wire == nullptr) {
-    r.missing("wire");
+  if (const toml::array* links = r.opt_array("links")) {
+    const Location at = r.key_location("links");
+    for (size_t i = 0; i < links->size(); ++i) {
+      const toml::node& e = *links->get(i);
+      const std::string path = "links[" + std::to_string(i) + "]";
+      const Location eat = e.source().begin ? detail::where(e, ctx.file) : at;
+      TableReader l(detail::to_table(e, eat, path), path, ctx.file);
+      s.links.push_back(read_link(l, ctx.file));
+    }
   }
-  {
-    TableReader w(*wire, "wire", ctx.file);
-    s.wire.rate = w.required(w.opt_rate("rate"), "rate");
-    if (s.wire.rate.is_zero()) {
-      fail(w.key_location("rate"), w.key_path("rate"), "must be > 0");
+  if (s.links.empty()) {
+    // The two-host form. Other host counts or routers without [[links]] are network_of()'s
+    // error (after the whole file is read).
+    const toml::table* wire = r.opt_table("wire");
+    if (wire == nullptr && s.hosts.size() == 2 && s.routers.empty()) {
+      r.missing("wire");
     }
-    s.wire.delay = w.required(w.opt_duration("delay"), "delay");
-    s.wire.loss_ppb = w.opt_percent_ppb("loss").value_or(0);
-    if (s.wire.loss_ppb >= 1'000'000'000) {
-      fail(w.key_location("loss"), w.key_path("loss"), "must be below 100%");
+    if (wire != nullptr) {
+      TableReader w(*wire, "wire", ctx.file);
+      s.wire = complete_wire(read_wire_keys(w), w);
+      w.finish();
     }
-    s.wire.jitter = w.opt_duration("jitter").value_or(Duration::zero());
-    for (const HostConfig& h : s.hosts) {
-      if (s.wire.rate > h.nic.max_link_rate) {
-        fail(w.key_location("rate"), w.key_path("rate"),
-             format_rate(s.wire.rate) + " is faster than host " + h.name + "'s nic (" +
-                 h.nic.preset + " links at up to " + format_rate(h.nic.max_link_rate) + ")");
-      }
+  } else if (r.opt_table("wire") != nullptr) {
+    fail(r.key_location("wire"), "wire",
+         "[wire] is the two-host form's link; with [[links]] set rate, delay, loss and jitter on "
+         "each link");
+  }
+  if (const toml::array* routes = r.opt_array("routes")) {
+    const Location at = r.key_location("routes");
+    for (size_t i = 0; i < routes->size(); ++i) {
+      const toml::node& e = *routes->get(i);
+      const std::string path = "routes[" + std::to_string(i) + "]";
+      const Location eat = e.source().begin ? detail::where(e, ctx.file) : at;
+      TableReader rr(detail::to_table(e, eat, path), path, ctx.file);
+      RouteConfig rc;
+      rc.node = rr.required(rr.opt_string("node"), "node");
+      rc.to = rr.required(rr.opt_string("to"), "to");
+      rc.via = rr.required(rr.opt_string("via"), "via");
+      rr.finish();
+      s.routes.push_back(std::move(rc));
     }
-    w.finish();
   }
 
   if (const toml::table* traffic = r.opt_table("traffic")) {
     TableReader t(*traffic, "traffic", ctx.file);
-    s.traffic = read_traffic(t, s.hosts, s.duration, ctx);
+    s.traffic = read_traffic(t, s.hosts, s.routers, s.duration, ctx);
   }
 
   VaryRead vr;
   if (const toml::table* v = r.opt_table("vary")) {
-    vr = read_vary(*v, s.hosts, ctx.file);
+    vr = read_vary(*v, s, ctx.file);
     s.vary = vr.axes;
   }
   if (const toml::table* p = r.opt_table("published")) {
@@ -713,6 +955,7 @@ Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out)
   }
   r.finish();
   record_origins(root, "", ctx.file, s.origins);
+  check_network(s);
   if (vary_out != nullptr) {
     *vary_out = std::move(vr);
   }
@@ -727,8 +970,32 @@ toml::table parse_text(std::string_view text, const std::string& file) {
   }
 }
 
+// Whether path[i] is a preset slot: hosts.<h>.cpu / .nic, routers.<r>.cpu,
+// routers.<r>.interfaces.<i>.nic (and with `or_qdisc`, the .qdisc next to a nic), written as a
+// name or as a table.
+bool is_preset_slot(const std::vector<PathPart>& path, size_t i, bool or_qdisc) {
+  const std::string& top = path.front().key;
+  const std::string& k = path[i].key;
+  const bool nic_or_qdisc = k == "nic" || (or_qdisc && k == "qdisc");
+  if (top == "hosts") {
+    return i == 2 && (k == "cpu" || nic_or_qdisc);
+  }
+  if (top == "routers") {
+    return (i == 2 && k == "cpu") || (i == 4 && path[2].key == "interfaces" && nic_or_qdisc);
+  }
+  return false;
+}
+
+// Whether path[0..i] names a host, a router or a router's interface (never created by [vary]).
+bool names_a_node_or_interface(const std::vector<PathPart>& path, size_t i) {
+  const std::string& top = path.front().key;
+  return ((top == "hosts" || top == "routers") && i < 2) ||
+         (top == "routers" && i < 4 && path.size() > 2 && path[2].key == "interfaces");
+}
+
 // Puts the `which`-th value of [vary] key `path` (moved, keeping its source position) at the
-// key path in `root`, creating missing tables below hosts.<h> / wire / scenario / traffic.
+// key path in `root`, creating missing tables below hosts.<h> / routers.<r> / wire / scenario /
+// traffic / links[i] / routes[i].
 void place(toml::table& root, const std::vector<PathPart>& path, size_t which,
            const std::string& vary_key, const Location& at, const std::string& file) {
   toml::table* vary = root.get_as<toml::table>("vary");
@@ -752,14 +1019,13 @@ void place(toml::table& root, const std::vector<PathPart>& path, size_t which,
       continue;
     }
     if (next == nullptr) {
-      if (i < 2 && path.front().key == "hosts") {
+      if (names_a_node_or_interface(path, i)) {
         fail(at, kpath, "no " + so_far + " in the scenario");
       }
       cur->insert_or_assign(p.key, toml::table{});
       next = cur->get(p.key);
     }
-    if (next->is_string() && i == 2 && path.front().key == "hosts" &&
-        (p.key == "nic" || p.key == "cpu" || p.key == "qdisc")) {
+    if (next->is_string() && is_preset_slot(path, i, /*or_qdisc=*/true)) {
       // nic = "name" becomes { preset = "name" } (qdisc: { kind = "..." }) to take a key.
       toml::table t;
       t.insert_or_assign(p.key == "qdisc" ? "kind" : "preset", std::move(*next));
@@ -773,8 +1039,7 @@ void place(toml::table& root, const std::vector<PathPart>& path, size_t which,
   }
   const PathPart& last = path.back();
   toml::node* existing = cur->get(last.key);
-  const bool preset_slot =
-      path.size() == 3 && path.front().key == "hosts" && (last.key == "nic" || last.key == "cpu");
+  const bool preset_slot = is_preset_slot(path, path.size() - 1, /*or_qdisc=*/false);
   if (existing != nullptr && existing->is_table() && preset_slot && value->is_string()) {
     // Varying hosts.a.nic over preset names keeps the overrides written for it.
     // Erase first: a re-used key would keep its old source position, and errors must point at
@@ -847,8 +1112,9 @@ Location Scenario::where(std::string_view key_path) const {
 
 bool Scenario::operator==(const Scenario& o) const {
   return name == o.name && description == o.description && duration == o.duration &&
-         seed == o.seed && hosts == o.hosts && wire == o.wire && traffic == o.traffic &&
-         vary == o.vary && published == o.published;
+         seed == o.seed && hosts == o.hosts && wire == o.wire && routers == o.routers &&
+         links == o.links && routes == o.routes && traffic == o.traffic && vary == o.vary &&
+         published == o.published;
 }
 
 LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,

@@ -412,8 +412,8 @@ TEST(ScenarioErrors, UnknownPresetsAndHosts) {
   EXPECT_EQ(error_of_text(base(15, "to = \"a\"")),
             "scenarios/x.toml:15:1: traffic.tcp[0].to: must differ from `from` (\"a\")");
   EXPECT_EQ(error_of_text(base(0, "", "[hosts.c]\ncpu = \"x86-desktop\"\nnic = \"generic-1g\"\n")),
-            "scenarios/x.toml:4:1: hosts: a scenario has exactly two hosts (one link between "
-            "them), got 3");
+            "scenarios/x.toml:4:2: hosts: a scenario with routers or more than two hosts needs "
+            "[[links]]");
   EXPECT_EQ(error_of_text(base(9, "")), "scenarios/x.toml:7:1: hosts.b.nic: required");
 }
 
@@ -556,7 +556,7 @@ TEST(ScenarioErrors, VaryKeysMustNameExistingKeys) {
   EXPECT_EQ(
       error_of_text(base(0, "", "[vary]\n\"published.x\" = [1]\n")),
       "scenarios/x.toml:17:1: vary.\"published.x\": can only vary keys under scenario, hosts, "
-      "wire or traffic, got \"published\"");
+      "wire, traffic, routers, links or routes, got \"published\"");
   EXPECT_EQ(error_of_text(base(0, "", "[vary]\n\"wire.rate\" = []\n")),
             "scenarios/x.toml:17:1: vary.\"wire.rate\": needs at least one value");
   EXPECT_EQ(error_of_text(base(0, "", "[vary]\n\"wire.rate\" = \"1Gbit\"\n")),
