@@ -1,18 +1,67 @@
 #include "nicsim/config/host_nic.h"
 
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/usb_nic.h"
 
 namespace nicsim::config {
 
-std::unique_ptr<model::Nic> make_host_nic(const HostConfig& h) {
-  AnyQueue q = h.qdisc.build();
-  if (h.nic.model == NicModel::kPlatform) {
-    model::PlatformNic::Params p = h.nic.platform;
-    p.qdisc_bypass = h.qdisc.can_bypass();
-    return std::make_unique<model::PlatformNic>(p, std::move(q), h.cpu);
+std::unique_ptr<model::Nic> make_interface_nic(const NicConfig& nic, const QdiscConfig& qdisc,
+                                               const model::CpuCosts& cpu) {
+  AnyQueue q = qdisc.build();
+  if (nic.model == NicModel::kPlatform) {
+    model::PlatformNic::Params p = nic.platform;
+    p.qdisc_bypass = qdisc.can_bypass();
+    return std::make_unique<model::PlatformNic>(p, std::move(q), cpu);
   }
-  return std::make_unique<model::UsbNic>(h.nic.usb, std::move(q), h.cpu);
+  return std::make_unique<model::UsbNic>(nic.usb, std::move(q), cpu);
+}
+
+std::unique_ptr<model::Nic> make_host_nic(const HostConfig& h) {
+  return make_interface_nic(h.nic, h.qdisc, h.cpu);
+}
+
+int shaping_operations(const QdiscConfig& qdisc) {
+  const std::string& kind = qdisc.kind();
+  if (kind == "pfifo" || kind == "bfifo" || kind == "pfifo_fast") {
+    return 0;
+  }
+  if (kind != "htb") {
+    return 1;
+  }
+  int leaf = 0;  // a class without a leaf qdisc gets pfifo (0)
+  for (const HtbClassConfig& c : qdisc.params<HtbConfig>().classes) {
+    for (const QdiscConfig& l : c.leaf) {
+      leaf = std::max(leaf, shaping_operations(l));
+    }
+  }
+  return 1 + leaf;
+}
+
+std::unique_ptr<model::Router> make_router(const Network& net, int node) {
+  const Network::Node& n = net.nodes().at(static_cast<size_t>(node));
+  if (!n.router || n.cpu == nullptr) {
+    throw std::invalid_argument("make_router: node '" + n.name + "' is not a router");
+  }
+  model::Router::Params p;
+  p.cpu = *n.cpu;
+  std::vector<std::unique_ptr<model::Nic>> nics;
+  for (const int i : n.interfaces) {
+    const Network::Interface& iface = net.interfaces()[static_cast<size_t>(i)];
+    nics.push_back(make_interface_nic(*iface.nic, *iface.qdisc, *n.cpu));
+    p.interfaces.push_back({.qdisc_cost = n.cpu->per_qdisc_op * shaping_operations(*iface.qdisc)});
+  }
+  for (size_t h = 0; h < net.host_count(); ++h) {
+    const int egress = net.egress(node, static_cast<int>(h));
+    const auto local = std::find(n.interfaces.begin(), n.interfaces.end(), egress);
+    p.routes.push_back(local == n.interfaces.end()
+                           ? model::Router::kNoRoute
+                           : static_cast<int>(local - n.interfaces.begin()));
+  }
+  return std::make_unique<model::Router>(p, std::move(nics));
 }
 
 }  // namespace nicsim::config

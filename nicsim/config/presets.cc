@@ -198,6 +198,10 @@ std::vector<Field<CpuCosts>> make_cpu_fields() {
   f.push_back(field<C>("per_kick", Kind::kDuration, [](C& c) -> Duration& { return c.per_kick; }));
   f.push_back(field<C>("copy_ps_per_byte", Kind::kInt,
                        [](C& c) -> int64_t& { return c.copy_ps_per_byte; }));
+  f.push_back(
+      field<C>("per_forward", Kind::kDuration, [](C& c) -> Duration& { return c.per_forward; }));
+  f.push_back(
+      field<C>("per_qdisc_op", Kind::kDuration, [](C& c) -> Duration& { return c.per_qdisc_op; }));
   return f;
 }
 
@@ -389,7 +393,20 @@ bool cpu_costs_equal(const CpuCosts& a, const CpuCosts& b) {
 std::string dump_nic(const NicConfig& nic) {
   return detail::dump_fields(nic_fields(nic.model), nic);
 }
-std::string dump_cpu(const CpuCosts& cpu) { return detail::dump_fields(cpu_fields(), cpu); }
+std::string dump_cpu(const CpuCosts& cpu, CpuRole role) {
+  if (role == CpuRole::kRouter) {
+    return detail::dump_fields(cpu_fields(), cpu);
+  }
+  // A host forwards nothing: its effective configuration leaves the router-only costs out.
+  static const std::vector<Field<CpuCosts>> kHostFields = [] {
+    std::vector<Field<CpuCosts>> f = cpu_fields();
+    std::erase_if(f, [](const Field<CpuCosts>& x) {
+      return x.key == "per_forward" || x.key == "per_qdisc_op";
+    });
+    return f;
+  }();
+  return detail::dump_fields(kHostFields, cpu);
+}
 
 std::vector<std::string> nic_keys(NicModel model) {
   std::vector<std::string> out;

@@ -89,7 +89,9 @@ model::CpuCosts load_cpu_preset(std::string_view name, std::string_view override
 
 // Effective configuration as TOML "key = value" lines, every key of the model with its unit.
 std::string dump_nic(const NicConfig& nic);
-std::string dump_cpu(const model::CpuCosts& cpu);
+// A host's CPU leaves out the router-only costs (per_forward, per_qdisc_op); a router's has all.
+enum class CpuRole : uint8_t { kHost, kRouter };
+std::string dump_cpu(const model::CpuCosts& cpu, CpuRole role = CpuRole::kHost);
 bool cpu_costs_equal(const model::CpuCosts& a, const model::CpuCosts& b);
 
 // The keys a NIC of `model` accepts (preset files and overrides), in documentation order.

@@ -6,10 +6,11 @@ Validation CpuCosts::validate() const {
   const struct {
     const char* key;
     Duration d;
-  } costs[] = {{"per_interrupt", per_interrupt},     {"per_poll", per_poll},
-               {"per_rx_frame", per_rx_frame},       {"per_tx_frame", per_tx_frame},
-               {"per_tx_clean", per_tx_clean},       {"per_gso_segment", per_gso_segment},
-               {"per_usb_transfer", per_usb_transfer}, {"per_kick", per_kick}};
+  } costs[] = {{"per_interrupt", per_interrupt},       {"per_poll", per_poll},
+               {"per_rx_frame", per_rx_frame},         {"per_tx_frame", per_tx_frame},
+               {"per_tx_clean", per_tx_clean},         {"per_gso_segment", per_gso_segment},
+               {"per_usb_transfer", per_usb_transfer}, {"per_kick", per_kick},
+               {"per_forward", per_forward},           {"per_qdisc_op", per_qdisc_op}};
   for (const auto& c : costs) {
     if (c.d < Duration::zero()) {
       return ParamError{c.key, "CPU cost must be >= 0"};

@@ -27,10 +27,15 @@ struct CpuCosts {
   Duration per_usb_transfer;     // host per-transfer cost: completion handling + resubmit
   Duration per_kick;             // one doorbell MMIO write
   int64_t copy_ps_per_byte = 0;  // memcpy cost, picoseconds per byte (FreeBSD/asix RX copy)
+  // Routers only (model::Router; a host forwards nothing, so its dumps leave these out):
+  Duration per_forward = Duration::zero();   // ip_rcv + FIB lookup + ip_forward + neighbour output, per packet
+  Duration per_qdisc_op = Duration::zero();  // one packet through one shaping/scheduling qdisc (HTB, fq_codel,
+                            // TBF...) beyond the FIFO work already in per_tx_frame
   Validation validate() const;
   // The cost of copying `bytes` bytes.
   Duration copy(uint64_t bytes) const {
-    return Duration::ns(static_cast<int64_t>((bytes * static_cast<uint64_t>(copy_ps_per_byte)) / 1000));
+    return Duration::ns(
+        static_cast<int64_t>((bytes * static_cast<uint64_t>(copy_ps_per_byte)) / 1000));
   }
 };
 
@@ -38,8 +43,8 @@ class Cpu {
  public:
   struct Stats {
     uint64_t jobs = 0;
-    Duration busy;        // total time the core was busy
-    Duration max_wait;    // longest time a job waited for the core
+    Duration busy;      // total time the core was busy
+    Duration max_wait;  // longest time a job waited for the core
   };
 
   // Runs a job that becomes ready at `ready` and costs `cost`; returns when it completes.
