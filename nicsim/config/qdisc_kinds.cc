@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "nicsim/algo/cake.h"
 #include "nicsim/algo/codel.h"
 #include "nicsim/algo/fifo.h"
+#include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/algo/htb.h"
 #include "nicsim/algo/pfifo_fast.h"
@@ -34,6 +36,7 @@ using PfifoFast = algo::PfifoFast::Params;
 using Codel = algo::Codel::Params;
 using FqCodel = algo::FqCodel::Params;
 using Tbf = algo::Tbf::Params;
+using Fq = algo::Fq::Params;
 
 // CoDel's control-law counters (tc -s: "dropped", "ecn_mark", "ce_mark", "maxpacket").
 void add_codel_counters(std::vector<QdiscCounter>& out, const algo::CodelStats& c) {
@@ -197,11 +200,123 @@ QdiscKind htb() {
   return k;
 }
 
+// CAKE (tc-cake(8) keywords; docs/algorithms/cake.md): the shaper, tins, isolation, overhead
+// compensation and flags, with tc -s's global lines and per-tin columns as counters.
+QdiscKind cake() {
+  using P = algo::Cake::Params;
+  using algo::Cake;
+  using algo::CakeAckFilterMode;
+  using algo::CakeAtm;
+  using algo::CakeDiffserv;
+  using detail::enum_field;
+  auto cfield = [](std::string key, auto names, auto member) {
+    return enum_field<QdiscConfig>(
+        std::move(key),
+        names, [member](QdiscConfig & q) -> auto& { return member(q.params<P>()); });
+  };
+  QdiscKind k = simple_kind<Cake>(
+      "cake", [] { return P{}; },
+      {unset_if_zero(
+           qfield<P>("bandwidth", Kind::kRate, [](P& p) -> Rate& { return p.bandwidth; })),
+       cfield("diffserv",
+              std::vector<std::pair<std::string, CakeDiffserv>>{
+                  {"diffserv3", CakeDiffserv::kDiffserv3},
+                  {"diffserv4", CakeDiffserv::kDiffserv4},
+                  {"diffserv8", CakeDiffserv::kDiffserv8},
+                  {"besteffort", CakeDiffserv::kBesteffort},
+                  {"precedence", CakeDiffserv::kPrecedence}},
+              [](P& p) -> CakeDiffserv& { return p.diffserv; }),
+       cfield("isolation",
+              std::vector<std::pair<std::string, Cake::FlowMode>>{
+                  {"flowblind", Cake::FlowMode::kFlowblind},
+                  {"srchost", Cake::FlowMode::kSrcHost},
+                  {"dsthost", Cake::FlowMode::kDstHost},
+                  {"hosts", Cake::FlowMode::kHosts},
+                  {"flows", Cake::FlowMode::kFlows},
+                  {"dual-srchost", Cake::FlowMode::kDualSrcHost},
+                  {"dual-dsthost", Cake::FlowMode::kDualDstHost},
+                  {"triple-isolate", Cake::FlowMode::kTripleIsolate}},
+              [](P& p) -> Cake::FlowMode& { return p.flow_mode; }),
+       qfield<P>("rtt", Kind::kDuration, [](P& p) -> Duration& { return p.rtt; }),
+       qfield<P>("target", Kind::kDuration,
+                 [](P& p) -> std::optional<Duration>& { return p.target; }),
+       qfield<P>("overhead", Kind::kInt, [](P& p) -> int64_t& { return p.overhead; }),
+       qfield<P>("raw", Kind::kBool, [](P& p) -> bool& { return p.raw; }),
+       qfield<P>("mpu", Kind::kInt, [](P& p) -> int64_t& { return p.mpu; }),
+       cfield("atm",
+              std::vector<std::pair<std::string, CakeAtm>>{
+                  {"noatm", CakeAtm::kNone}, {"atm", CakeAtm::kAtm}, {"ptm", CakeAtm::kPtm}},
+              [](P& p) -> CakeAtm& { return p.atm; }),
+       qfield<P>("ingress", Kind::kBool, [](P& p) -> bool& { return p.ingress; }),
+       qfield<P>("wash", Kind::kBool, [](P& p) -> bool& { return p.wash; }),
+       qfield<P>("split_gso", Kind::kBool, [](P& p) -> bool& { return p.split_gso; }),
+       cfield("ack_filter",
+              std::vector<std::pair<std::string, CakeAckFilterMode>>{
+                  {"no-ack-filter", CakeAckFilterMode::kNone},
+                  {"ack-filter", CakeAckFilterMode::kFilter},
+                  {"ack-filter-aggressive", CakeAckFilterMode::kAggressive}},
+              [](P& p) -> CakeAckFilterMode& { return p.ack_filter; }),
+       unset_if_zero(
+           qfield<P>("memlimit", Kind::kBytes, [](P& p) -> int64_t& { return p.memlimit; })),
+       qfield<P>("nat", Kind::kBool, [](P& p) -> bool& { return p.nat; }),
+       qfield<P>("autorate_ingress", Kind::kBool,
+                 [](P& p) -> bool& { return p.autorate_ingress; })},
+      [](const P&) { return false; });  // cake_reconfigure clears TCQ_F_CAN_BYPASS
+  k.counters = [](AnyQueue& q) {
+    const Cake& c = *q.get<Cake>();
+    const Cake::Stats& s = c.stats();
+    const algo::CakeOverhead& o = c.overhead();
+    std::vector<QdiscCounter> out = {{"capacity_estimate", c.capacity_estimate() * 8},  // bit/s
+                                     {"memory_used", c.memory_used()},
+                                     {"memory_limit", c.memory_limit()},
+                                     {"min_network_size", o.seen() ? o.min_netlen() : 0},
+                                     {"max_network_size", o.max_netlen()},
+                                     {"min_adj_size", o.seen() ? o.min_adjlen() : 0},
+                                     {"max_adj_size", o.max_adjlen()},
+                                     {"avg_hdr_offset", o.avg_netoff()},
+                                     {"drop_overlimit", s.drop_overlimit},
+                                     {"cobalt_drops", s.cobalt_drops},
+                                     {"ack_drops", s.ack_drops}};
+    // One column per tin in tc's display order: tin0 is the first column (Bulk for
+    // diffserv3/4).
+    for (int i = 0; i < c.tin_count(); ++i) {
+      const Cake::TinStats t = c.tin_stats(i);
+      const std::string p = "tin" + std::to_string(i) + "_";
+      const std::pair<const char*, uint64_t> cols[] = {{"thresh", t.threshold_rate * 8},  // bit/s
+                                                       {"target_us", t.target_us},
+                                                       {"interval_us", t.interval_us},
+                                                       {"pk_delay_us", t.peak_delay_us},
+                                                       {"av_delay_us", t.avg_delay_us},
+                                                       {"sp_delay_us", t.base_delay_us},
+                                                       {"backlog", t.backlog_bytes},
+                                                       {"pkts", t.sent_packets},
+                                                       {"bytes", t.sent_bytes},
+                                                       {"way_inds", t.way_indirect_hits},
+                                                       {"way_miss", t.way_misses},
+                                                       {"way_cols", t.way_collisions},
+                                                       {"drops", t.dropped},
+                                                       {"marks", t.ecn_marked},
+                                                       {"ack_drop", t.ack_drops},
+                                                       {"sp_flows", t.sparse_flows},
+                                                       {"bk_flows", t.bulk_flows},
+                                                       {"un_flows", t.unresponsive_flows},
+                                                       {"max_len", t.max_skblen},
+                                                       {"quantum", t.flow_quantum}};
+      for (const auto& [name, value] : cols) {
+        out.push_back({p + name, value});
+      }
+    }
+    return out;
+  };
+  return k;
+}
+
 }  // namespace
 
 const std::vector<QdiscKind>& qdisc_kinds() {
   static const std::vector<QdiscKind> kKinds = {pfifo(),    bfifo(), pfifo_fast(), codel(),
-                                                fq_codel(), tbf(),   htb()};
+                                                fq_codel(), tbf(),   htb(),        cake(),
+                                                fq()};
   return kKinds;
 }
 

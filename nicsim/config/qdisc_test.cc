@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
+#include <map>
 #include <set>
 #include <string>
 
+#include "nicsim/algo/cake.h"
+#include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/config/error.h"
 #include "nicsim/config/qdisc_internal.h"
@@ -36,9 +39,9 @@ std::string error_of(const std::string& toml_text) {
 
 TEST(QdiscRegistry, KindsAreTheDocumentedOnesInOrder) {
   EXPECT_EQ(qdisc_kind_names(), (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel",
-                                                          "fq_codel", "tbf", "htb"}));
+                                                          "fq_codel", "tbf", "htb", "cake", "fq"}));
   EXPECT_EQ(QdiscConfig().kind(), "pfifo_fast");  // Linux default_qdisc
-  EXPECT_THROW(QdiscConfig::of_kind("cake_not_yet"), std::invalid_argument);
+  EXPECT_THROW(QdiscConfig::of_kind("sfq_not_yet"), std::invalid_argument);
 }
 
 // Every row: a bare kind string gives its defaults; the dump of those parses back to an equal
@@ -89,12 +92,52 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
   const QdiscConfig pfifo = parse("qdisc = \"pfifo\"");
   AnyQueue p = pfifo.build();
   EXPECT_TRUE(pfifo.counters(p).empty());
+  // fq: tc -s's "flows N (inactive N throttled N) gc N fastpath N ...": two packets due now
+  // into an empty fq take the fast path and create no flow.
+  const QdiscConfig fqc = parse("qdisc = { kind = \"fq\", flow_limit = 50 }");
+  EXPECT_EQ(fqc.params<algo::Fq::Params>().flow_limit, 50);
+  AnyQueue f = fqc.build();
+  f.enqueue(pf.make(1514, 1), Time::zero());
+  f.enqueue(pf.make(1514, 2), Time::zero());
+  const std::vector<QdiscCounter> fc = fqc.counters(f);
+  ASSERT_GE(fc.size(), 5u);
+  EXPECT_EQ(fc[0], (QdiscCounter{"flows", 0}));
+  EXPECT_EQ(fc[4], (QdiscCounter{"fastpath", 2}));
+}
+
+TEST(QdiscRegistry, CakeTakesTcKeywordsAndReportsTcStatistics) {
+  const QdiscConfig c = parse(
+      "[qdisc]\nkind = \"cake\"\nbandwidth = \"10Mbit\"\ndiffserv = \"diffserv4\"\n"
+      "isolation = \"dual-srchost\"\noverhead = 18\nraw = false\nmpu = 64\natm = \"ptm\"\n"
+      "ack_filter = \"ack-filter-aggressive\"\nwash = true");
+  const auto& p = c.params<algo::Cake::Params>();
+  EXPECT_EQ(p.diffserv, algo::CakeDiffserv::kDiffserv4);
+  EXPECT_EQ(p.flow_mode, algo::Cake::FlowMode::kDualSrcHost);
+  EXPECT_EQ(p.atm, algo::CakeAtm::kPtm);
+  EXPECT_EQ(p.ack_filter, algo::CakeAckFilterMode::kAggressive);
+  EXPECT_EQ(parse(detail::dump_qdisc(c, "qdisc")), c);
+  AnyQueue q = c.build();
+  testing::PacketFactory pf;
+  q.enqueue(pf.make(1514, 7), Time::zero());
+  std::map<std::string, uint64_t> m;
+  for (const QdiscCounter& k : c.counters(q)) {
+    m[k.name] = k.value;
+  }
+  EXPECT_EQ(m["capacity_estimate"], 10'000'000u);
+  EXPECT_EQ(m["tin0_thresh"], 10'000'000u / 16);  // Bulk, tc's first column
+  EXPECT_EQ(m["tin1_pkts"], 1u);                  // Best Effort
+  EXPECT_EQ(m["tin1_backlog"], 1514u);
+  EXPECT_EQ(m["max_adj_size"], 1500u + 18 + 24);  // PTM: one byte per 64
+  EXPECT_EQ(m["memory_limit"], 4u << 20);
+  EXPECT_EQ(error_of("[qdisc]\nkind = \"cake\"\nnat = true"),
+            "q.toml:3:1: qdisc.nat: is not modelled: it needs conntrack's address translations "
+            "(docs/algorithms/cake.md)");
 }
 
 TEST(QdiscRegistry, ErrorsNameTheKey) {
-  EXPECT_EQ(error_of("qdisc = \"cake\""),
+  EXPECT_EQ(error_of("qdisc = \"sfq\""),
             "q.toml:1:1: qdisc: expected one of pfifo, bfifo, pfifo_fast, codel, fq_codel, tbf, "
-            "htb, got \"cake\"");
+            "htb, cake, fq, got \"sfq\"");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"pfifo_fast\"\npriomap = [1, 2]"),
             "q.toml:3:1: qdisc.priomap: expected 16 bands (one per skb->priority 0..15), got 2");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"fq_codel\"\nflows = 0"),

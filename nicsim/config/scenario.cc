@@ -84,9 +84,9 @@ PresetUse preset_use(const toml::node& n, const Location& at, const std::string&
 TcpConfig read_tcp(TableReader& r) {
   TcpConfig t;
   if (auto cc = r.opt_string("cc")) {
-    if (*cc != "cubic" && *cc != "reno") {
+    if (*cc != "cubic" && *cc != "reno" && *cc != "bbr") {
       fail(r.key_location("cc"), r.key_path("cc"),
-           "expected one of cubic, reno, got " + quote(*cc));
+           "expected one of cubic, reno, bbr, got " + quote(*cc));
     }
     t.cc = *cc;
   }
@@ -313,9 +313,9 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     f.stop = w.stop;
     f.dscp = read_dscp(r);
     if (auto cc = r.opt_string("cc")) {
-      if (*cc != "cubic" && *cc != "reno") {
+      if (*cc != "cubic" && *cc != "reno" && *cc != "bbr") {
         fail(r.key_location("cc"), r.key_path("cc"),
-             "expected one of cubic, reno, got " + quote(*cc));
+             "expected one of cubic, reno, bbr, got " + quote(*cc));
       }
       f.cc = *cc;
     }

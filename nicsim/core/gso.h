@@ -45,6 +45,8 @@ inline Packet make_gso_segment(const Packet& parent, uint32_t index) {
   s.gso_index = static_cast<uint16_t>(index);
   s.priority = parent.priority;
   s.tos = parent.tos;
+  s.dst_host = parent.dst_host;
+  s.src_host = parent.src_host;
   s.meta = parent.meta;
   s.enqueue_ts = parent.enqueue_ts;
   s.stage_ts = parent.stage_ts;

@@ -71,7 +71,12 @@ struct Packet {
   uint8_t priority = 0;     // skb->priority, 0..15
   uint8_t tos = 0;          // DSCP << 2 | ECN
   uint16_t dst_host = 0;    // destination host (config::Network node index): routers route on it
+  uint16_t src_host = 0;    // source host (config::Network node index); CAKE's host isolation
   uint32_t meta = 0;        // back-end handle to protocol metadata (TCP/ICMP/UDP); 0 = none
+  // Earliest Departure Time (skb->tstamp on the transmit path, Linux 4.20+ EDT model): the
+  // sender's wish that the packet not leave before this time; zero = "now" (no wish). Only
+  // `fq` enforces it (docs/algorithms/fq.md); a forwarding hop clears it as ip_forward does.
+  Time tstamp;
   Time enqueue_ts;          // set by the queue currently holding the packet (sojourn time)
   std::array<Time, kStageCount> stage_ts{};  // per-stage timestamps, zero = not reached
   Payload payload;          // real frame bytes (emulator only)

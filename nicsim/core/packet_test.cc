@@ -67,12 +67,16 @@ TEST(Gso, SegmentsCarryParentIdentityAndIndex) {
   p.gso_size = 1514;
   p.meta = 42;
   p.tos = 0xb8;
+  p.dst_host = 7;  // routers route every segment on it
+  p.src_host = 3;  // CAKE isolates hosts by it
   uint32_t total = 0;
   for (uint32_t i = 0; i < 3; ++i) {
     Packet s = make_gso_segment(p, i);
     EXPECT_EQ(s.id, 9u);
     EXPECT_EQ(s.meta, 42u);
     EXPECT_EQ(s.tos, 0xb8);
+    EXPECT_EQ(s.dst_host, 7);
+    EXPECT_EQ(s.src_host, 3);
     EXPECT_EQ(s.gso_index, i);
     EXPECT_EQ(s.gso_segs, 1);
     total += s.len;

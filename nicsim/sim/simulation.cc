@@ -55,7 +55,7 @@ uint32_t flow_hash(uint32_t flow, uint32_t salt) {
 // The sender's TCP settings with the flow's congestion control (config::FlowPlan::cc).
 tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc) {
   tcp::Params p;
-  p.cc = cc == "reno" ? tcp::CcAlgorithm::kNewReno : tcp::CcAlgorithm::kCubic;
+  p.cc = tcp::cc_from_name(cc).value_or(tcp::CcAlgorithm::kCubic);
   p.mss = c.mss;
   p.rmem_max = c.rmem;
   p.wmem = c.wmem;
@@ -239,7 +239,10 @@ struct Simulation::World {
 
   void add_tcp_flow(const config::FlowPlan& fp) {
     const config::Scenario& s = run_cfg.scenario;
-    auto flow = std::make_unique<TcpFlow>(tcp_params(s.hosts[fp.from].tcp, fp.cc));
+    tcp::Params tp = tcp_params(s.hosts[fp.from].tcp, fp.cc);
+    tp.fq_pacing = s.hosts[fp.from].qdisc.kind() == "fq";  // SK_PACING_FQ: EDT through fq
+    tp.seed = flow_hash(static_cast<uint32_t>(flows.size()), 4);
+    auto flow = std::make_unique<TcpFlow>(tp);
     flow->index = static_cast<uint32_t>(flows.size());
     flow->from = static_cast<int>(fp.from);
     flow->to = static_cast<int>(fp.to);
@@ -307,6 +310,7 @@ struct Simulation::World {
                            tos_of(flow.dscp, seg.ecn), handle, now);
     p.gso_segs = static_cast<uint16_t>(segs);
     p.gso_size = static_cast<uint16_t>(tcp::gso_frame_size(seg));
+    p.tstamp = seg.tstamp;  // EDT (set only when the host paces through fq)
     const Verdict v = host.nic->send(std::move(p), now);
     if (v == Verdict::kDropped) {
       meta.unref(handle, 2 * segs);
@@ -728,9 +732,9 @@ config::TrafficPlan Simulation::traffic() const {
   t.interval = layout.interval;
   for (size_t i = 0; i < w.flows.size(); ++i) {
     const World::TcpFlow& f = *w.flows[i];
-    const bool reno = f.sender.params().cc == tcp::CcAlgorithm::kNewReno;
     t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
-                                       f.dscp, reno ? "reno" : "cubic", f.start.since_epoch(),
+                                       f.dscp, std::string(tcp::cc_name(f.sender.params().cc)),
+                                       f.start.since_epoch(),
                                        f.stop.since_epoch(), layout.flows[i].name});
   }
   for (size_t i = 0; i < w.probes.size(); ++i) {

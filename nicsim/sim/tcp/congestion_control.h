@@ -34,6 +34,9 @@ namespace nicsim::sim::tcp {
 
 inline constexpr uint32_t kInfiniteSsthresh = 0x7fffffff;  // TCP_INFINITE_SSTHRESH
 
+// Linux inet_connection_sock icsk_ca_state (ordered as in the kernel).
+enum class CaState : uint8_t { kOpen, kDisorder, kCwr, kRecovery, kLoss };
+
 // The window state congestion control reads and writes (tcp_sock fields).
 struct Window {
   uint32_t cwnd = 10;                     // snd_cwnd, segments

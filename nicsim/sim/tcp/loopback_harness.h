@@ -21,6 +21,12 @@
 
 namespace nicsim::sim::tcp::testing {
 
+// The payload rate of a link carrying full segments: frame = 66 bytes of headers (Ethernet 14,
+// IPv4 20, TCP 20, timestamps 12) + mss payload.
+inline double max_goodput_bps(Rate r, uint32_t mss) {
+  return static_cast<double>(r.bits_per_sec()) * mss / (mss + 66.0);
+}
+
 struct LinkConfig {
   Rate rate = Rate::mbit(100);
   Duration delay = Duration::ms(5);     // one-way propagation, each direction

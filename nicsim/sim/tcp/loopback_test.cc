@@ -14,11 +14,7 @@ namespace {
 
 using testing::LinkConfig;
 using testing::Loopback;
-
-// Frame = 66 bytes of headers (Ethernet 14, IPv4 20, TCP 20, timestamps 12) + mss payload.
-double max_goodput_bps(Rate r, uint32_t mss) {
-  return static_cast<double>(r.bits_per_sec()) * mss / (mss + 66.0);
-}
+using testing::max_goodput_bps;
 
 Time at(Duration d) { return Time::zero() + d; }
 

@@ -10,8 +10,23 @@ std::string_view to_string(CcAlgorithm cc) {
       return "newreno";
     case CcAlgorithm::kCubic:
       return "cubic";
+    case CcAlgorithm::kBbr:
+      return "bbr";
   }
   return "?";
+}
+
+std::string_view cc_name(CcAlgorithm cc) {
+  return cc == CcAlgorithm::kNewReno ? "reno" : to_string(cc);
+}
+
+std::optional<CcAlgorithm> cc_from_name(std::string_view name) {
+  for (CcAlgorithm cc : {CcAlgorithm::kNewReno, CcAlgorithm::kCubic, CcAlgorithm::kBbr}) {
+    if (cc_name(cc) == name) {
+      return cc;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string_view to_string(RtoStyle s) {
@@ -57,7 +72,7 @@ Validation positive(const char* key, Duration d) {
 Validation Params::validate() const {
   // MSS: at least TCP_MIN_MSS (88), at most what fits a 64 KB IP datagram.
   if (auto e = in_range("tcp.mss", mss, 88, 65495)) return e;
-  if (cc != CcAlgorithm::kNewReno && cc != CcAlgorithm::kCubic) {
+  if (cc != CcAlgorithm::kNewReno && cc != CcAlgorithm::kCubic && cc != CcAlgorithm::kBbr) {
     return err("tcp.cc", "unknown congestion control");
   }
   if (auto e = in_range("tcp.initial_cwnd", initial_cwnd, 1, 1000)) return e;

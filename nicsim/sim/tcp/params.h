@@ -5,6 +5,7 @@
 // in a scenario file ("tcp.mss", "tcp.cc", ...).
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "nicsim/core/param_error.h"
@@ -16,6 +17,7 @@ namespace nicsim::sim::tcp {
 enum class CcAlgorithm : uint8_t {
   kNewReno,  // RFC 5681 + RFC 6582 (Linux "reno")
   kCubic,    // RFC 9438 (Linux default since 2.6.19)
+  kBbr,      // BBR v1 (Linux tcp_bbr.c; nicsim/sim/tcp/bbr.h)
 };
 
 // How the RTO is bounded below (the estimator itself is RFC 6298 in both cases).
@@ -25,6 +27,10 @@ enum class RtoStyle : uint8_t {
 };
 
 std::string_view to_string(CcAlgorithm cc);
+// The congestion control's Linux name ("reno", "cubic", "bbr": tcp_congestion_control and
+// scenario files); cc_from_name is its inverse (nullopt for an unknown name).
+std::string_view cc_name(CcAlgorithm cc);
+std::optional<CcAlgorithm> cc_from_name(std::string_view name);
 std::string_view to_string(RtoStyle s);
 
 struct Params {
@@ -82,6 +88,11 @@ struct Params {
   int64_t pacing_ss_ratio = 200;         // "tcp.pacing_ss_ratio": tcp_pacing_ss_ratio (4.4+;
                                          // 3.12–4.3: 200 in both phases)
   int64_t pacing_ca_ratio = 120;         // "tcp.pacing_ca_ratio": tcp_pacing_ca_ratio (4.4+)
+
+  // --- set by the back-end, not scenario keys ---
+  bool fq_pacing = false;  // the host's qdisc is fq: sk_pacing_status = SK_PACING_FQ, so the
+                           // sender stamps each unit's EDT (Segment::tstamp) and fq waits
+  uint64_t seed = 0;       // per-flow seed (BBR's random gain-cycle phase)
 
   // --- workload (sender) ---
   int64_t bytes_to_send = 0;  // "tcp.bytes": bulk data to send; 0 = unlimited (iperf3 -t)

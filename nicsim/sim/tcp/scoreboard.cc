@@ -27,12 +27,15 @@ void Scoreboard::grow() {
   mask_ = new_mask;
 }
 
-Scoreboard::AckResult Scoreboard::ack_to(uint64_t ack) {
+Scoreboard::AckResult Scoreboard::ack_to(uint64_t ack, DeliveryRate* rate, RateSample* rs) {
   AckResult r;
   while (head_ < tail_) {
-    const Entry& e = ring_[head_ & mask_];
+    Entry& e = ring_[head_ & mask_];
     if (seq_of(head_) + e.len > ack) {
       break;
+    }
+    if (rate != nullptr) {
+      rate->on_delivered(e.tx, e.sent, seq_of(head_) + e.len, (e.bits & kEverRetrans) != 0, *rs);
     }
     if ((e.bits & kSacked) != 0) {
       --sacked_out_;
@@ -46,9 +49,12 @@ Scoreboard::AckResult Scoreboard::ack_to(uint64_t ack) {
     }
     if ((e.bits & kEverRetrans) != 0) {
       r.retrans_acked = true;
-    } else if ((e.bits & kSacked) == 0 && !r.has_first_sent) {
-      r.has_first_sent = true;
-      r.first_sent = e.sent;
+    } else if ((e.bits & kSacked) == 0) {
+      if (!r.has_first_sent) {
+        r.has_first_sent = true;
+        r.first_sent = e.sent;
+      }
+      r.last_sent = max(r.last_sent, e.sent);
     }
     ++r.acked;
     ++head_;
@@ -62,7 +68,7 @@ Scoreboard::AckResult Scoreboard::ack_to(uint64_t ack) {
   return r;
 }
 
-void Scoreboard::sack(const SackBlock& b, SackResult& r) {
+void Scoreboard::sack(const SackBlock& b, SackResult& r, DeliveryRate* rate, RateSample* rs) {
   if (b.end <= b.start || head_ == tail_) {
     return;
   }
@@ -77,10 +83,11 @@ void Scoreboard::sack(const SackBlock& b, SackResult& r) {
       break;
     }
   }
-  sack_range(start, b.end, r);
+  sack_range(start, b.end, r, rate, rs);
 }
 
-void Scoreboard::sack_range(uint64_t start, uint64_t end, SackResult& r) {
+void Scoreboard::sack_range(uint64_t start, uint64_t end, SackResult& r, DeliveryRate* rate,
+                            RateSample* rs) {
   const uint64_t lo = seq_of(head_);
   if (end <= lo) {
     return;  // below the cumulative ACK (D-SACK or stale): ignored
@@ -110,6 +117,12 @@ void Scoreboard::sack_range(uint64_t start, uint64_t end, SackResult& r) {
       r.first_sent = e.sent;
     } else if ((e.bits & kEverRetrans) == 0 && e.sent < r.first_sent) {
       r.first_sent = e.sent;
+    }
+    if ((e.bits & kEverRetrans) == 0) {
+      r.last_sent = max(r.last_sent, e.sent);
+    }
+    if (rate != nullptr) {
+      rate->on_delivered(e.tx, e.sent, seq_of(n) + e.len, (e.bits & kEverRetrans) != 0, *rs);
     }
     e.bits = static_cast<uint8_t>((e.bits & kEverRetrans) | kSacked);
     ++sacked_out_;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "nicsim/core/time.h"
+#include "nicsim/sim/tcp/delivery_rate.h"
 #include "nicsim/sim/tcp/segment.h"
 
 namespace nicsim::sim::tcp {
@@ -43,6 +44,7 @@ class Scoreboard {
     Time sent;         // last (re)transmission time
     uint32_t len = 0;  // payload bytes (mss except the final segment)
     uint8_t bits = 0;
+    RateTx tx;  // delivery-rate snapshot of the last transmission (tcp_rate_skb_sent)
   };
   struct AckResult {
     uint32_t acked = 0;          // segments removed from the head
@@ -50,12 +52,14 @@ class Scoreboard {
     bool retrans_acked = false;  // any of them ever retransmitted (Karn)
     bool has_first_sent = false;
     Time first_sent;  // oldest send time among never-retransmitted, un-SACKed ones
+    Time last_sent;   // newest send time among those (Linux last_ackt: the CC's RTT sample)
   };
   struct SackResult {
     uint32_t newly_sacked = 0;
     uint32_t newly_sacked_retrans = 0;  // of which had a retransmission in flight
     bool has_first_sent = false;
     Time first_sent;  // oldest send time among newly SACKed never-retransmitted ones
+    Time last_sent;   // newest send time among those (Linux last_sackt)
   };
 
   Scoreboard() = default;
@@ -84,18 +88,19 @@ class Scoreboard {
   }
 
   // --- transmission ---
-  void push(Time sent, uint32_t len) {
+  void push(Time sent, uint32_t len, const RateTx& tx = {}) {
     if (tail_ - head_ == ring_.size()) {
       grow();
     }
-    ring_[tail_ & mask_] = Entry{sent, len, 0};
+    ring_[tail_ & mask_] = Entry{sent, len, 0, tx};
     ++tail_;
   }
   // Removes the newest segment again (a local drop of never-transmitted new data).
   void pop_tail() { --tail_; }
-  void mark_retransmitted(uint64_t n, Time now) {
+  void mark_retransmitted(uint64_t n, Time now, const RateTx& tx = {}) {
     Entry& e = at(n);
     e.sent = now;
+    e.tx = tx;
     e.bits = static_cast<uint8_t>(e.bits | kRetrans | kEverRetrans);
     ++retrans_out_;
   }
@@ -112,10 +117,12 @@ class Scoreboard {
   }
 
   // --- ACK processing ---
-  // Cumulative ACK: removes every segment that ends at or before `ack`.
-  AckResult ack_to(uint64_t ack);
+  // Cumulative ACK: removes every segment that ends at or before `ack`. With `rate`, each
+  // newly delivered segment is offered to the delivery-rate estimator (sample `rs`).
+  AckResult ack_to(uint64_t ack, DeliveryRate* rate = nullptr, RateSample* rs = nullptr);
   // One SACK block (RFC 2018); only whole segments inside it are marked.
-  void sack(const SackBlock& b, SackResult& r);
+  void sack(const SackBlock& b, SackResult& r, DeliveryRate* rate = nullptr,
+            RateSample* rs = nullptr);
   // Remembers this ACK's blocks so the next ACK's repeats are skipped.
   void set_sack_cache(const SackBlock* blocks, uint32_t n);
 
@@ -150,7 +157,7 @@ class Scoreboard {
 
  private:
   void grow();
-  void sack_range(uint64_t start, uint64_t end, SackResult& r);
+  void sack_range(uint64_t start, uint64_t end, SackResult& r, DeliveryRate* rate, RateSample* rs);
 
   std::vector<Entry> ring_;
   uint64_t mask_ = 0;

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "nicsim/core/packet.h"
+#include "nicsim/core/time.h"
 
 namespace nicsim::sim::tcp {
 
@@ -73,6 +74,7 @@ struct Segment {
   uint8_t options = 0;     // SegmentOption bits
   Ecn ecn = Ecn::kNotEct;  // IP ECN field: set by the sender, CE set by the network
   uint8_t num_sacks = 0;   // valid entries in sacks
+  Time tstamp;             // EDT (skb->tstamp) when the host paces through fq; zero = none
   std::array<SackBlock, kMaxSackBlocks> sacks{};
 
   bool has(SegmentFlag f) const { return (flags & f) != 0; }

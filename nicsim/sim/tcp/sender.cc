@@ -24,6 +24,12 @@ TcpSender::TcpSender(const Params& params)
       mss_(static_cast<uint32_t>(params.mss)),
       cc_(params),
       rtt_(rtt_config(params)) {
+  if (params_.cc == CcAlgorithm::kBbr) {
+    bbr_.emplace(Bbr::Config{.mss = mss_,
+                             .pacing_shift = static_cast<uint32_t>(params_.pacing_shift),
+                             .gso_max_bytes = 65536,
+                             .seed = params_.seed});
+  }
   win_.cwnd = static_cast<uint32_t>(params_.initial_cwnd);
   win_.ssthresh = kInfiniteSsthresh;
   // Enough entries for a full send buffer; the ring grows if a larger window ever appears.
@@ -143,6 +149,9 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   max_packets_seq_ = snd_nxt_;
   state_ = State::kEstablished;
   cc_.init(now, snd_nxt_);
+  if (bbr_) {
+    bbr_->init(win_, bbr_conn(now));
+  }
   update_pacing_rate();
   emit_control(kAck, snd_nxt_, now);  // third segment of the handshake
   write_xmit(now);
@@ -163,7 +172,11 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
   }
   const uint32_t prior_packets = sb_.packets_out();
   const uint32_t prior_sacked = sb_.sacked_out();
+  const uint64_t prior_lost = lost_total_;
   const bool advanced = ack > snd_una_;
+  RateSample rs;
+  rs.prior_in_flight = sb_.in_flight();
+  DeliveryRate* rate = bbr_ ? &rate_ : nullptr;
 
   // Window update (tcp_may_update_window; the peer's sequence number never changes).
   bool win_update = false;
@@ -177,14 +190,14 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
 
   Scoreboard::AckResult ar;
   if (advanced) {
-    ar = sb_.ack_to(std::min(ack, write_seq_));
+    ar = sb_.ack_to(std::min(ack, write_seq_), rate, &rs);
     snd_una_ = ack;
     consecutive_rtos_ = 0;
   }
   Scoreboard::SackResult sr;
   if (sack_ok_) {
     for (uint32_t i = 0; i < seg.num_sacks; ++i) {
-      sb_.sack(seg.sacks[i], sr);
+      sb_.sack(seg.sacks[i], sr, rate, &rs);
     }
     sb_.set_sack_cache(seg.sacks.data(), seg.num_sacks);
     stats_.sacked_segments += sr.newly_sacked;
@@ -209,6 +222,15 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
     const uint32_t delta = ts_now(now) - seg.tsecr;
     rtt = Duration::ms(std::max<uint32_t>(delta, 1));
   }
+  // The congestion control's sample is the most recently sent newly delivered segment's
+  // (tcp_ack_update_rtt's ca_rtt_us).
+  if (ar.has_first_sent && !ar.retrans_acked) {
+    rs.rtt = now - ar.last_sent;
+  } else if (sr.has_first_sent) {
+    rs.rtt = now - sr.last_sent;
+  } else if (rtt) {
+    rs.rtt = *rtt;
+  }
   if (rtt) {
     rtt_.sample(*rtt);
     cc_.on_rtt_sample(win_, *rtt, now);
@@ -223,7 +245,7 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
       sb_.reno_add_sack();
     }
   } else {
-    sb_.mark_lost_rfc6675(static_cast<uint32_t>(params_.reordering));
+    lost_total_ += sb_.mark_lost_rfc6675(static_cast<uint32_t>(params_.reordering));
   }
   // DeliveredData in segments (Linux newly_acked_sacked).
   const int64_t delivered_signed = static_cast<int64_t>(prior_packets) - sb_.packets_out() +
@@ -232,7 +254,12 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
 
   update_ca_state(advanced, ece, now);
 
-  if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) {
+  if (bbr_) {
+    // tcp_rate_gen + cong_control: BBR sets cwnd and the pacing rate (no PRR, no cong_avoid).
+    rate_.generate(delivered, static_cast<uint32_t>(lost_total_ - prior_lost), now, rtt_.min_rtt(),
+                   rs);
+    bbr_->on_ack(rs, bbr_conn(now), win_, rate_);
+  } else if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kCwr) {
     cwnd_reduction(delivered);
   } else if (advanced && is_cwnd_limited()) {
     cc_.cong_avoid(win_, delivered, now, ack, snd_nxt_, rtt_.srtt());
@@ -303,7 +330,7 @@ void TcpSender::update_ca_state(bool advanced, bool ece, Time now) {
     case CaState::kRecovery:
       if (!sack_ok_ && advanced) {
         // RFC 6582 partial ACK: the next hole is lost too; retransmit it.
-        sb_.mark_lost(sb_.head());
+        lost_total_ += sb_.mark_lost(sb_.head()) ? 1 : 0;
       }
       break;
     case CaState::kLoss:
@@ -318,20 +345,21 @@ void TcpSender::init_cwnd_reduction() {
   recover_fs_ = std::max<uint32_t>(sb_.packets_out(), 1);
   prr_delivered_ = 0;
   prr_out_ = 0;
-  win_.ssthresh = cc_.ssthresh(win_);
+  win_.ssthresh = bbr_ ? bbr_->ssthresh(win_) : cc_.ssthresh(win_);
 }
 
 void TcpSender::enter_recovery(Time now) {
   (void)now;
   ++stats_.fast_recoveries;
   if (!sack_ok_) {
-    sb_.mark_lost(sb_.head());  // fast retransmit of the first unacknowledged segment
+    // fast retransmit of the first unacknowledged segment
+    lost_total_ += sb_.mark_lost(sb_.head()) ? 1 : 0;
   }
   if (ca_state_ != CaState::kCwr) {
     init_cwnd_reduction();
   }
   ca_state_ = CaState::kRecovery;
-  if (!params_.prr) {
+  if (!params_.prr && !bbr_) {
     win_.cwnd = win_.ssthresh;  // RFC 6675 §5 (4.2)
   }
   force_retransmit_ = true;  // RFC 6675 §5 (4.3) / PRR's "sndcnt >= 1 when prr_out == 0"
@@ -347,13 +375,15 @@ void TcpSender::enter_cwr(Time now) {
   init_cwnd_reduction();
   ca_state_ = CaState::kCwr;
   cwr_pending_ = ecn_ok_;
-  if (!params_.prr) {
+  if (!params_.prr && !bbr_) {
     win_.cwnd = std::min(win_.cwnd, win_.ssthresh);
   }
 }
 
 void TcpSender::end_cwnd_reduction() {
-  win_.cwnd = win_.ssthresh;  // tcp_end_cwnd_reduction
+  if (!bbr_) {
+    win_.cwnd = win_.ssthresh;  // tcp_end_cwnd_reduction (not with cong_control: BBR)
+  }
   win_.cwnd_cnt = 0;
   force_retransmit_ = false;
 }
@@ -426,10 +456,10 @@ void TcpSender::on_rto(Time now) {
   // tcp_enter_loss: reduce ssthresh once per congestion episode.
   if (ca_state_ <= CaState::kDisorder || high_seq_ <= snd_una_ ||
       (ca_state_ == CaState::kLoss && consecutive_rtos_ == 0)) {
-    win_.ssthresh = cc_.ssthresh(win_);
+    win_.ssthresh = bbr_ ? bbr_->ssthresh(win_) : cc_.ssthresh(win_);
   }
   cc_.on_loss_state(now, snd_nxt_);
-  sb_.mark_all_lost();
+  lost_total_ += sb_.mark_all_lost();
   if (!sack_ok_) {
     sb_.reno_reset_sacks();
   }
@@ -439,6 +469,9 @@ void TcpSender::on_rto(Time now) {
   ca_state_ = CaState::kLoss;
   force_retransmit_ = false;
   cwr_pending_ = ecn_ok_;
+  if (bbr_) {
+    bbr_->on_loss_state(bbr_conn(now));  // tcp_set_ca_state(TCP_CA_Loss)
+  }
   rtt_.back_off();  // RFC 6298 (5.5)
   ++consecutive_rtos_;
   rto_deadline_ = now + rtt_.rto();  // (5.6); re-armed again when the head goes out
@@ -479,7 +512,9 @@ uint32_t TcpSender::tso_segs_goal() const {
   const uint64_t by_rate =
       pacing_rate_ == kUnlimited ? cap : (pacing_rate_ >> params_.pacing_shift);
   const uint64_t bytes = std::min(by_rate, cap);
-  uint64_t segs = std::max<uint64_t>(bytes / mss_, static_cast<uint64_t>(params_.min_tso_segs));
+  const uint64_t min_segs =
+      bbr_ ? bbr_->min_tso_segs() : static_cast<uint64_t>(params_.min_tso_segs);
+  uint64_t segs = std::max<uint64_t>(bytes / mss_, min_segs);
   segs = std::min<uint64_t>(segs, static_cast<uint64_t>(params_.gso_max_segs));
   // A unit must also fit gso_max_size.
   segs = std::min<uint64_t>(segs, std::max<uint64_t>(cap / mss_, 1));
@@ -525,7 +560,7 @@ void TcpSender::write_xmit(Time now) {
     if (!want_retransmit && !has_data_to_send()) {
       break;
     }
-    if (params_.pacing && data_segs_out_ >= kUnpacedSegments && now < next_send_time_) {
+    if (internal_pacing() && data_segs_out_ >= kUnpacedSegments && now < next_send_time_) {
       pacing_blocked_ = true;
       break;
     }
@@ -596,6 +631,10 @@ void TcpSender::write_xmit(Time now) {
     stats_.tsq_throttled_time += now - throttled_since_;
   }
   cwnd_validate(sb_.in_flight() >= win_.cwnd);
+  if (bbr_ && write_seq_ - snd_nxt_ < mss_ && bytes_below_ == 0) {
+    // tcp_rate_check_app_limited: the application has nothing more for us.
+    rate_.check_app_limited(true, sb_.in_flight(), win_.cwnd, sb_.lost_out());
+  }
 }
 
 void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
@@ -617,10 +656,11 @@ void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
     }
   }
   const bool was_idle = sb_.packets_out() == 0;
+  const RateTx tx = rate_on_sent(now);
   uint32_t left = len;
   for (uint32_t i = 0; i < segs; ++i) {
     const uint32_t l = std::min(left, mss_);
-    sb_.push(now, l);
+    sb_.push(now, l, tx);
     left -= l;
   }
   snd_nxt_ += len;
@@ -644,9 +684,10 @@ void TcpSender::emit_retransmit(uint64_t first, uint32_t segs, Time now) {
   Segment s = make_segment(now);
   s.seq = sb_.seq_of(first);
   uint32_t len = 0;
+  const RateTx tx = rate_on_sent(now);
   for (uint32_t i = 0; i < segs; ++i) {
     len += sb_.at(first + i).len;
-    sb_.mark_retransmitted(first + i, now);
+    sb_.mark_retransmitted(first + i, now, tx);
   }
   s.len = len;
   s.flags |= kRetransmit;
@@ -676,9 +717,14 @@ void TcpSender::emit_retransmit(uint64_t first, uint32_t segs, Time now) {
 
 // tcp_update_skb_after_send (EDT): the next unit may leave skb_len / pacing_rate later; the
 // first 10 data segments of a connection are not paced.
-void TcpSender::advance_pacing(const Segment& s, Time now) {
-  if (!params_.pacing || pacing_rate_ == kUnlimited || pacing_rate_ == 0 ||
-      data_segs_out_ < kUnpacedSegments) {
+void TcpSender::advance_pacing(Segment& s, Time now) {
+  if (!paced()) {
+    return;
+  }
+  if (params_.fq_pacing) {
+    s.tstamp = max(next_send_time_, now);  // skb->tstamp = tcp_wstamp_ns: fq holds it till then
+  }
+  if (pacing_rate_ == kUnlimited || pacing_rate_ == 0 || data_segs_out_ < kUnpacedSegments) {
     return;
   }
   const Duration len_ns = Rate::bytes_per_sec(pacing_rate_).transmit_time(skb_len(s));
@@ -686,6 +732,10 @@ void TcpSender::advance_pacing(const Segment& s, Time now) {
 }
 
 void TcpSender::update_pacing_rate() {
+  if (bbr_) {
+    pacing_rate_ = bbr_->pacing_rate();  // BBR sets sk_pacing_rate itself
+    return;
+  }
   if (!rtt_.has_sample()) {
     pacing_rate_ = kUnlimited;
     return;
@@ -773,7 +823,7 @@ void TcpSender::do_local_drop(const Segment& seg, Time now) {
       // Not the newest data (the host sent later units): treat it as lost.
       const uint64_t first = sb_.segment_of(seg.seq);
       for (uint64_t n = first; n < first + seg.gso_segs && n < sb_.tail(); ++n) {
-        sb_.mark_lost(n);
+        lost_total_ += sb_.mark_lost(n) ? 1 : 0;
       }
     }
   }
@@ -790,6 +840,20 @@ void TcpSender::do_local_congestion(Time now) {
   if (state_ == State::kEstablished) {
     enter_cwr(now);
   }
+}
+
+Bbr::Conn TcpSender::bbr_conn(Time now) const {
+  Bbr::Conn c;
+  c.now = now;
+  c.wstamp = next_send_time_;
+  c.in_flight = sb_.in_flight();
+  c.ca_state = ca_state_;
+  c.delivered = rate_.delivered();
+  c.delivered_time = rate_.delivered_time();
+  c.lost = lost_total_;
+  c.srtt = rtt_.has_sample() ? rtt_.srtt() : Duration::zero();
+  c.min_rtt = rtt_.min_rtt();
+  return c;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -73,16 +73,15 @@
 #include <vector>
 
 #include "nicsim/core/time.h"
+#include "nicsim/sim/tcp/bbr.h"
 #include "nicsim/sim/tcp/congestion_control.h"
+#include "nicsim/sim/tcp/delivery_rate.h"
 #include "nicsim/sim/tcp/params.h"
 #include "nicsim/sim/tcp/rtt_estimator.h"
 #include "nicsim/sim/tcp/scoreboard.h"
 #include "nicsim/sim/tcp/segment.h"
 
 namespace nicsim::sim::tcp {
-
-// Linux inet_connection_sock icsk_ca_state.
-enum class CaState : uint8_t { kOpen, kDisorder, kCwr, kRecovery, kLoss };
 
 class TcpSender {
  public:
@@ -211,6 +210,11 @@ class TcpSender {
   const Scoreboard& scoreboard() const { return sb_; }
   const RttEstimator& rtt() const { return rtt_; }
   const CongestionControl& congestion_control() const { return cc_; }
+  const Bbr* bbr() const { return bbr_ ? &*bbr_ : nullptr; }  // nullptr unless cc = bbr
+  const DeliveryRate& delivery_rate() const { return rate_; }
+  uint64_t lost_total() const { return lost_total_; }  // tp->lost: segments ever marked lost
+  // The earliest departure time of the next unit (tcp_wstamp_ns) when pacing.
+  Time next_send_time() const { return next_send_time_; }
   const Params& params() const { return params_; }
   const Stats& stats() const { return stats_; }
   Sample sample(Time now) const;
@@ -244,7 +248,14 @@ class TcpSender {
   void emit_new(uint32_t len, uint32_t segs, bool fin, Time now);
   void emit_control(uint8_t flags, uint64_t seq, Time now);
   void send_window_probe(Time now);
-  void advance_pacing(const Segment& s, Time now);
+  void advance_pacing(Segment& s, Time now);
+  // Internal pacing (tcp_needs_internal_pacing: SK_PACING_NEEDED, i.e. tcp.pacing or BBR,
+  // and the host's qdisc is not fq).
+  bool internal_pacing() const { return (params_.pacing || bbr_) && !params_.fq_pacing; }
+  // Departure times are tracked (sk_pacing_status != SK_PACING_NONE).
+  bool paced() const { return params_.pacing || bbr_ || params_.fq_pacing; }
+  Bbr::Conn bbr_conn(Time now) const;
+  RateTx rate_on_sent(Time now) { return bbr_ ? rate_.on_sent(now, sb_.packets_out()) : RateTx{}; }
   void cwnd_validate(bool is_cwnd_limited);
   void update_pacing_rate();
   void unsend_new_data(uint64_t from_seq);
@@ -265,6 +276,9 @@ class TcpSender {
   RttEstimator rtt_;
   Scoreboard sb_;
   Window win_;
+  std::optional<Bbr> bbr_;  // cc = bbr (cong_control: it owns cwnd and the pacing rate)
+  DeliveryRate rate_;       // tcp_rate.c; fed only with BBR (its only reader)
+  uint64_t lost_total_ = 0;
 
   State state_ = State::kClosed;
   CaState ca_state_ = CaState::kOpen;
