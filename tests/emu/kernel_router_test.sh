@@ -8,7 +8,8 @@
 # +-20 % in `nicsim run` (docs/fidelity.md "Kernel router" has the table and the commands).
 # The kernel repeats to within ~2 % (ping mean) and ~3 % (goodput) on this 2-core machine even
 # at load 16 (docs/fidelity.md), so the bands are the back-ends' error, not the oracle's noise.
-# Bounded: two kernel runs and two emulations of ~10 s each, plus two simulated runs.
+# Bounded: two kernel runs and two emulations of ~10 s each, plus two simulated runs: ~60 s
+# (the two kernel runs alone took 31 s at load 24), so CTest's TIMEOUT must be above 60.
 # Usage: kernel_router_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
 nicsim=$1
