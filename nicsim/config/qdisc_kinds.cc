@@ -10,11 +10,14 @@
 
 #include "nicsim/algo/cake.h"
 #include "nicsim/algo/codel.h"
+#include "nicsim/algo/dualpi2.h"
 #include "nicsim/algo/fifo.h"
 #include "nicsim/algo/fq.h"
 #include "nicsim/algo/fq_codel.h"
+#include "nicsim/algo/fq_pie.h"
 #include "nicsim/algo/htb.h"
 #include "nicsim/algo/pfifo_fast.h"
+#include "nicsim/algo/pie.h"
 #include "nicsim/algo/tbf.h"
 #include "nicsim/config/qdisc_kind.h"
 
@@ -311,12 +314,132 @@ QdiscKind cake() {
   return k;
 }
 
+// ---- PIE family (h-pie): pie, fq_pie, dualpi2 ----
+
+// tc -s qdisc show's PIE xstats (iproute2 q_pie.c): prob as tc_pie_xstats carries it (the
+// fraction of 2^64: MAX_PROB << 8), delay in microseconds, avg_dq_rate in bytes/s (estimator
+// mode only), then the pie_stats counters.
+void add_pie_counters(std::vector<QdiscCounter>& out, const algo::PieVars& v,
+                      const algo::PieStats& s, bool dq_rate_estimator) {
+  out.push_back({"prob", v.prob << 8});
+  out.push_back({"delay", (v.qdelay << algo::kPschedShift) / 1000});
+  if (dq_rate_estimator) {
+    out.push_back(
+        {"avg_dq_rate", (uint64_t{v.avg_dq_rate} * algo::kPschedTicksPerSec) >> algo::kPieScale});
+  }
+  out.push_back({"pkts_in", s.packets_in});
+  out.push_back({"overlimit", s.overlimit});
+  out.push_back({"dropped", s.dropped});
+  out.push_back({"maxq", s.maxq});
+  out.push_back({"ecn_mark", s.ecn_mark});
+}
+
+QdiscKind pie() {
+  using P = algo::Pie::Params;
+  QdiscKind k = simple_kind<algo::Pie>(
+      "pie", [] { return P{}; },
+      {qfield<P>("limit", Kind::kInt, [](P& p) -> int64_t& { return p.limit; }),
+       qfield<P>("target", Kind::kDuration, [](P& p) -> Duration& { return p.target; }),
+       qfield<P>("tupdate", Kind::kDuration, [](P& p) -> Duration& { return p.tupdate; }),
+       qfield<P>("alpha", Kind::kInt, [](P& p) -> int64_t& { return p.alpha; }),
+       qfield<P>("beta", Kind::kInt, [](P& p) -> int64_t& { return p.beta; }),
+       qfield<P>("ecn", Kind::kBool, [](P& p) -> bool& { return p.ecn; }),
+       qfield<P>("bytemode", Kind::kBool, [](P& p) -> bool& { return p.bytemode; }),
+       qfield<P>("dq_rate_estimator", Kind::kBool,
+                 [](P& p) -> bool& { return p.dq_rate_estimator; })},
+      [](const P&) { return false; });  // pie_qdisc_ops sets no TCQ_F_CAN_BYPASS
+  k.counters = [](AnyQueue& q) {
+    const algo::Pie& e = *q.get<algo::Pie>();
+    std::vector<QdiscCounter> out;
+    add_pie_counters(out, e.vars(), e.stats().pie, e.params().dq_rate_estimator);
+    return out;
+  };
+  return k;
+}
+
+QdiscKind fq_pie() {
+  using P = algo::FqPie::Params;
+  QdiscKind k = simple_kind<algo::FqPie>(
+      "fq_pie", [] { return P{}; },
+      {qfield<P>("limit", Kind::kInt, [](P& p) -> int64_t& { return p.limit; }),
+       qfield<P>("flows", Kind::kInt, [](P& p) -> int64_t& { return p.flows; }),
+       qfield<P>("target", Kind::kDuration, [](P& p) -> Duration& { return p.target; }),
+       qfield<P>("tupdate", Kind::kDuration, [](P& p) -> Duration& { return p.tupdate; }),
+       qfield<P>("alpha", Kind::kInt, [](P& p) -> int64_t& { return p.alpha; }),
+       qfield<P>("beta", Kind::kInt, [](P& p) -> int64_t& { return p.beta; }),
+       qfield<P>("quantum", Kind::kBytes, [](P& p) -> int64_t& { return p.quantum; }),
+       qfield<P>("memory_limit", Kind::kBytes, [](P& p) -> int64_t& { return p.memory_limit; }),
+       qfield<P>("ecn_prob", Kind::kInt, [](P& p) -> int64_t& { return p.ecn_prob; }),
+       qfield<P>("ecn", Kind::kBool, [](P& p) -> bool& { return p.ecn; }),
+       qfield<P>("bytemode", Kind::kBool, [](P& p) -> bool& { return p.bytemode; }),
+       qfield<P>("dq_rate_estimator", Kind::kBool,
+                 [](P& p) -> bool& { return p.dq_rate_estimator; })},
+      [](const P&) { return false; });  // fq_pie_qdisc_ops sets no TCQ_F_CAN_BYPASS
+  // tc -s (iproute2 q_fq_pie.c, tc_fq_pie_xstats).
+  k.counters = [](AnyQueue& q) {
+    const algo::FqPie& e = *q.get<algo::FqPie>();
+    const auto& s = e.stats();
+    return std::vector<QdiscCounter>{
+        {"pkts_in", s.pie.packets_in},        {"overlimit", s.pie.overlimit},
+        {"overmemory", s.overmemory},         {"dropped", s.pie.dropped},
+        {"ecn_mark", s.pie.ecn_mark},         {"new_flow_count", s.new_flow_count},
+        {"new_flows_len", e.new_flows_len()}, {"old_flows_len", e.old_flows_len()},
+        {"memory_used", e.memory_usage()}};
+  };
+  return k;
+}
+
+QdiscKind dualpi2() {
+  using P = algo::DualPi2::Params;
+  QdiscKind k = simple_kind<algo::DualPi2>(
+      "dualpi2", [] { return P{}; },
+      {qfield<P>("limit", Kind::kInt, [](P& p) -> int64_t& { return p.limit; }),
+       unset_if_zero(qfield<P>("memory_limit", Kind::kBytes,
+                               [](P& p) -> int64_t& { return p.memory_limit; })),
+       qfield<P>("target", Kind::kDuration, [](P& p) -> Duration& { return p.target; }),
+       qfield<P>("tupdate", Kind::kDuration, [](P& p) -> Duration& { return p.tupdate; }),
+       qfield<P>("alpha", Kind::kInt, [](P& p) -> int64_t& { return p.alpha; }),
+       qfield<P>("beta", Kind::kInt, [](P& p) -> int64_t& { return p.beta; }),
+       qfield<P>("step_thresh", Kind::kDuration, [](P& p) -> Duration& { return p.step_thresh; }),
+       unset_if_zero(
+           qfield<P>("step_packets", Kind::kInt, [](P& p) -> int64_t& { return p.step_packets; })),
+       qfield<P>("min_qlen_step", Kind::kInt, [](P& p) -> int64_t& { return p.min_qlen_step; }),
+       qfield<P>("coupling_factor", Kind::kInt, [](P& p) -> int64_t& { return p.coupling_factor; }),
+       qfield<P>("drop_overload", Kind::kBool, [](P& p) -> bool& { return p.drop_overload; }),
+       qfield<P>("drop_early", Kind::kBool, [](P& p) -> bool& { return p.drop_early; }),
+       qfield<P>("c_protection", Kind::kInt, [](P& p) -> int64_t& { return p.c_protection; }),
+       qfield<P>("ecn_mask", Kind::kInt, [](P& p) -> int64_t& { return p.ecn_mask; })},
+      [](const P&) { return false; });  // dualpi2_qdisc_ops sets no TCQ_F_CAN_BYPASS
+  // tc -s (iproute2 q_dualpi2.c): prob in 2^32 - 1 units, then the xstats counters; nicsim
+  // adds the per-queue mean sojourn (delay_c / delay_l are instantaneous in tc).
+  k.counters = [](AnyQueue& q) {
+    const algo::DualPi2& e = *q.get<algo::DualPi2>();
+    const auto& s = e.stats();
+    const auto avg_us = [](uint64_t sum_ns, uint64_t n) { return n == 0 ? 0 : sum_ns / n / 1000; };
+    return std::vector<QdiscCounter>{{"prob", e.prob()},
+                                     {"pkts_in_c", s.packets_in_c},
+                                     {"pkts_in_l", s.packets_in_l},
+                                     {"maxq", s.maxq},
+                                     {"ecn_mark", s.ecn_mark},
+                                     {"step_marks", s.step_marks},
+                                     {"memory_used", e.memory_used()},
+                                     {"max_memory_used", s.max_memory_used},
+                                     {"memory_limit", e.memory_limit()},
+                                     {"drop_overlimit", s.drop_overlimit},
+                                     {"drop_aqm", s.drop_aqm},
+                                     {"sojourn_c_avg_us", avg_us(s.sojourn_c_ns, s.dequeued_c)},
+                                     {"sojourn_l_avg_us", avg_us(s.sojourn_l_ns, s.dequeued_l)}};
+  };
+  return k;
+}
+
 }  // namespace
 
 const std::vector<QdiscKind>& qdisc_kinds() {
-  static const std::vector<QdiscKind> kKinds = {pfifo(),    bfifo(), pfifo_fast(), codel(),
-                                                fq_codel(), tbf(),   htb(),        cake(),
-                                                fq()};
+  static const std::vector<QdiscKind> kKinds = {pfifo(), bfifo(), pfifo_fast(), codel(), fq_codel(),
+                                                tbf(), htb(), cake(), fq(),
+                                                // PIE family
+                                                pie(), fq_pie(), dualpi2()};
   return kKinds;
 }
 

@@ -38,8 +38,9 @@ std::string error_of(const std::string& toml_text) {
 }
 
 TEST(QdiscRegistry, KindsAreTheDocumentedOnesInOrder) {
-  EXPECT_EQ(qdisc_kind_names(), (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel",
-                                                          "fq_codel", "tbf", "htb", "cake", "fq"}));
+  EXPECT_EQ(qdisc_kind_names(),
+            (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel", "fq_codel", "tbf",
+                                      "htb", "cake", "fq", "pie", "fq_pie", "dualpi2"}));
   EXPECT_EQ(QdiscConfig().kind(), "pfifo_fast");  // Linux default_qdisc
   EXPECT_THROW(QdiscConfig::of_kind("sfq_not_yet"), std::invalid_argument);
 }
@@ -89,6 +90,26 @@ TEST(QdiscRegistry, KindSpecificCountersComeFromTheElement) {
   const std::vector<QdiscCounter> c = fq.counters(q);
   ASSERT_GE(c.size(), 3u);
   EXPECT_EQ(c[2], (QdiscCounter{"new_flow_count", 2}));
+  // The PIE family's rows (h-pie): tc -s names in tc's order, values from the element.
+  const QdiscConfig pie = parse("qdisc = \"pie\"");
+  AnyQueue pq = pie.build();
+  pq.enqueue(pf.make(1514, 1), Time::zero());
+  const std::vector<QdiscCounter> pc = pie.counters(pq);
+  std::vector<std::string> names;
+  for (const QdiscCounter& x : pc) {
+    names.push_back(x.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"prob", "delay", "pkts_in", "overlimit", "dropped",
+                                             "maxq", "ecn_mark"}));
+  EXPECT_EQ(pc[2], (QdiscCounter{"pkts_in", 1}));
+  const QdiscConfig dualpi2 = parse("qdisc = { kind = \"dualpi2\", step_packets = 5 }");
+  AnyQueue dq = dualpi2.build();
+  dq.enqueue(pf.make(1514, 1, 0, 0x01), Time::zero());  // ECT(1): the L-queue
+  const std::vector<QdiscCounter> dc = dualpi2.counters(dq);
+  ASSERT_GE(dc.size(), 3u);
+  EXPECT_EQ(dc[2], (QdiscCounter{"pkts_in_l", 1}));
+  EXPECT_EQ(detail::dump_qdisc(dualpi2, "qdisc").find("step_packets = 5") != std::string::npos,
+            true);
   const QdiscConfig pfifo = parse("qdisc = \"pfifo\"");
   AnyQueue p = pfifo.build();
   EXPECT_TRUE(pfifo.counters(p).empty());
@@ -137,7 +158,7 @@ TEST(QdiscRegistry, CakeTakesTcKeywordsAndReportsTcStatistics) {
 TEST(QdiscRegistry, ErrorsNameTheKey) {
   EXPECT_EQ(error_of("qdisc = \"sfq\""),
             "q.toml:1:1: qdisc: expected one of pfifo, bfifo, pfifo_fast, codel, fq_codel, tbf, "
-            "htb, cake, fq, got \"sfq\"");
+            "htb, cake, fq, pie, fq_pie, dualpi2, got \"sfq\"");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"pfifo_fast\"\npriomap = [1, 2]"),
             "q.toml:3:1: qdisc.priomap: expected 16 bands (one per skb->priority 0..15), got 2");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"fq_codel\"\nflows = 0"),

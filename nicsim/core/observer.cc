@@ -20,6 +20,8 @@ const char* to_string(DropReason r) {
       return "malformed";
     case DropReason::kWireLoss:
       return "wire_loss";
+    case DropReason::kAqm:
+      return "aqm";
   }
   return "unknown";
 }

@@ -20,6 +20,7 @@ enum class DropReason : uint8_t {
   kRingFull,     // driver ring / device FIFO had no room
   kMalformed,    // framing decoder rejected it
   kWireLoss,     // random loss on the wire model
+  kAqm,          // probabilistic early drop (PIE, FQ-PIE, DualPI2)
 };
 
 const char* to_string(DropReason r);
