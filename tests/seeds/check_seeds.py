@@ -35,9 +35,25 @@ def fmt4(v):
 
 
 # --- the runs' metrics ---------------------------------------------------------------------
-def load_runs(scenario):
-    with open(f"{work}/{scenario}.json") as f:
-        return {r["label"]: r for r in json.load(f)["runs"]}
+def scenarios_of(spec):
+    """A seed's scenario files (names under scenarios/: "stmmac-bql" is scenarios/seeds/)."""
+    return spec["scenario"] if isinstance(spec["scenario"], list) else [spec["scenario"]]
+
+
+def run_key(spec, scenario, label):
+    """A run's key in expected.toml: its label, or "<scenario> <label>" for a seed with several
+    scenario files (S4: the cable modem alone and behind the home router)."""
+    if not isinstance(spec["scenario"], list):
+        return label
+    return f"{scenario} {label}".strip()
+
+
+def load_runs(spec):
+    runs = {}
+    for scenario in scenarios_of(spec):
+        with open(f"{work}/{scenario}.json") as f:
+            runs.update({run_key(spec, scenario, r["label"]): r for r in json.load(f)["runs"]})
+    return runs
 
 
 def metrics_of(run):
@@ -48,6 +64,11 @@ def metrics_of(run):
     if ping is not None:
         m.update(ping_ms=ping["mean"], ping_min_ms=ping["min"], ping_max_ms=ping["max"],
                  ping_mdev_ms=ping["mdev"])
+    lul = run.get("latency_under_load")
+    if lul is not None:  # rrul runs: the load phase (docs/rrul.md)
+        m.update(idle_latency_ms=lul["idle_rtt"]["mean"], loaded_latency_ms=lul["loaded_rtt"]["mean"])
+        for direction, bps in lul["goodput_bps"].items():
+            m[f"load_goodput_{direction.replace('->', '_to_')}_mbit"] = bps / 1e6
     for direction, stages in run["stages"].items():
         for s in stages:
             m[f"{s['stage']}_{direction.replace('->', '_to_')}_ms"] = s["mean_ms"]
@@ -62,7 +83,7 @@ def same_at_4_digits(got, want):
 
 with open(f"{src}/tests/seeds/expected.toml", "rb") as f:
     expected = tomllib.load(f)
-runs = {seed: load_runs(spec["scenario"]) for seed, spec in expected.items()}
+runs = {seed: load_runs(spec) for seed, spec in expected.items()}
 measured = {seed: {label: metrics_of(r) for label, r in rs.items()} for seed, rs in runs.items()}
 
 # --- 1. pinned values ----------------------------------------------------------------------
@@ -121,28 +142,32 @@ check(within(g_on["ping_ms"], g_off["ping_ms"], 0.3),
 # --- 3. the published comparison, in the JSON and as printed -------------------------------
 # Which run metric each published metric maps to (docs/scenarios.md, [published]).
 published_metrics = ("goodput_mbit", "retransmits", "ping_ms", "ping_min_ms", "ping_max_ms",
-                     "ping_mdev_ms")
+                     "ping_mdev_ms", "loaded_latency_ms")
 
 
-def printed_blocks(scenario):
-    """run label -> (summary line, {metric: (published, simulated, error)}) from --quiet."""
-    blocks, label = {}, None
-    with open(f"{work}/{scenario}.txt") as f:
-        for line in f:
-            head = re.match(r"run (.*?): (.*)$", line.rstrip("\n"))
-            if head:
-                label = head.group(1)
-                blocks[label] = (head.group(2), {})
-                continue
-            row = re.match(r"(\w+)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*$", line)
-            if label is not None and row and row.group(1) != "metric":
-                blocks[label][1][row.group(1)] = row.group(2, 3, 4)
+def printed_blocks(spec):
+    """run key -> (summary line, {metric: (published, simulated, error)}) from --quiet."""
+    blocks = {}
+    for scenario in scenarios_of(spec):
+        label = None
+        with open(f"{work}/{scenario}.txt") as f:
+            for line in f:
+                head = re.match(r"run (.*?): (.*)$", line.rstrip("\n"))
+                if head:
+                    # `nicsim run` prints an unlabelled run (no [vary]) as "(single)".
+                    printed_label = "" if head.group(1) == "(single)" else head.group(1)
+                    label = run_key(spec, scenario, printed_label)
+                    blocks[label] = (head.group(2), {})
+                    continue
+                row = re.match(r"(\w+)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*$", line)
+                if label is not None and row and row.group(1) != "metric":
+                    blocks[label][1][row.group(1)] = row.group(2, 3, 4)
     return blocks
 
 
 published = {}  # seed -> label -> metric -> published value (for the docs tables)
 for seed, spec in expected.items():
-    printed = printed_blocks(spec["scenario"])
+    printed = printed_blocks(spec)
     published[seed] = {}
     for label, run in runs[seed].items():
         own = measured[seed][label]
