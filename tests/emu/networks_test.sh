@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest emu_networks: issue 10's network scenario groups through `nicsim emulate` (real kernels
+# CTest emu_networks: issue 10's four network scenario groups through `nicsim emulate` (real kernels
 # in the hosts, routers in the emulator's data path; docs/emu.md "Networks"), with the scenario's
 # own traffic, on short [vary]-free copies of scenarios/networks/ (tests/emu/*_short.toml: same
 # networks, shorter phases). Properties that must hold whatever the machine's load, not timings:
@@ -11,7 +11,11 @@
 #      the loaded RTT is hundreds of ms (mean >= 300 ms) and bounded by the buffers (max <= 1.5 s);
 #   3. behind the home router (HTB + fq_codel at 110/11 on the emulated Cortex-A5): the loaded RTT
 #      mean is tens of ms (<= 60 ms) and below 1/5 of the modem alone's, the download >= 60 Mbit/s;
-#   4. no namespace of any of these emulators and no link in the root namespace is left.
+#   4. the dumbbell (two senders, two receivers, two routers; pfifo 1000 at the 100 Mbit/s, 20.4 ms
+#      base RTT bottleneck; 4 uploads): both pairs carry traffic, the ping under load never beats
+#      the base RTT (min >= 20.4 ms) and its mean is >= 50 ms (the uploads' queue in the left
+#      router's pfifo);
+#   5. no namespace of any of these emulators and no link in the root namespace is left.
 # A timing band missed while the structural checks hold gets one more attempt (common.sh).
 # Usage: networks_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
@@ -49,6 +53,7 @@ print("npairs=%d" % len(pairs))
 print("idle_pairs=%d" % sum(v["receiver"]["bytes"] == 0 for v in pairs.values()))
 pings = sorted(p for p in r["latency_ms"] if p.startswith("ping"))
 print("ping_mins=" + ",".join("%.2f" % r["latency_ms"][p]["min"] for p in pings))
+print("ping_mean=%.2f" % r["latency_ms"]["ping"]["mean"])
 lul = r.get("latency_under_load")
 if lul:
     print("loaded_mean=%.1f" % lul["loaded_rtt"]["mean"])
@@ -94,6 +99,18 @@ attempt_cable_modem() {
   return 2
 }
 
+attempt_dumbbell() {
+  emulate dumbbell || return 1
+  local pairs npairs idle_pairs ping_mins ping_mean
+  eval "$(facts dumbbell)"
+  echo "dumbbell goodput per pair (Mbit/s): $pairs; ping min $ping_mins ms, mean $ping_mean ms"
+  [ "$npairs" = 2 ] && [ "$idle_pairs" = 0 ] || { echo "expected 2 pairs with traffic"; return 1; }
+  emu_in_band "$ping_mins" 20.4 1000 || { echo "a ping faster than the base RTT"; return 1; }
+  emu_in_band "$ping_mean" 50 1000 || { echo "no queue in the bottleneck pfifo"; return 2; }
+  echo "ok: dumbbell: both pairs carry traffic, the ping waits in the router's pfifo"
+}
+
+emu_retry_once "dumbbell through the emulator" attempt_dumbbell
 emu_retry_once "rtt_fair through the emulator" attempt_rtt_fair
 emu_retry_once "cable modem with and without the home router" attempt_cable_modem
 [ "$(ip -o link | wc -l)" = "$links_before" ] || fail "links in the root namespace changed"
