@@ -181,14 +181,14 @@ rates = sorted(sweep)
 base_rtt = sweep[rates[0]]["loaded_latency_ms"]
 followed = [r for r in rates if sweep[r]["load_goodput_b_to_a_mbit"] >= 0.9 * r
             and sweep[r]["loaded_latency_ms"] <= base_rtt + 2]
-last = max(followed)
+last = max(followed, default=0)
 check(followed == [r for r in rates if r <= last],
       f"S4 sweep: the shaped rate is followed up to {last} Mbit/s and not beyond")
 check(last == SATURATION_MBIT,
       f"S4 sweep: the Cortex-A5 stops keeping up above {last} Mbit/s (docs: {SATURATION_MBIT})")
 past = [sweep[r] for r in rates if r > last]
-plateau = max(m["load_goodput_b_to_a_mbit"] for m in past)
-check(past and all(m["load_goodput_b_to_a_mbit"] >= 0.97 * plateau and m["router_cpu_load_pct"] >= 97
+plateau = max((m["load_goodput_b_to_a_mbit"] for m in past), default=0)
+check(past != [] and all(m["load_goodput_b_to_a_mbit"] >= 0.97 * plateau and m["router_cpu_load_pct"] >= 97
                    and m["loaded_latency_ms"] > base_rtt + 5 for m in past),
       f"S4 sweep: past {last} Mbit/s the download stays at {plateau:.0f} Mbit/s (+-3 %), the core "
       f">= 97 % busy and the loaded RTT > 5 ms above the 50 Mbit/s run's")
