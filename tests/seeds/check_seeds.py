@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Checks the three seed runs against tests/seeds/expected.toml and docs/seeds.md.
+"""Checks the seed runs against tests/seeds/expected.toml and docs/seeds.md.
 
 Usage: check_seeds.py WORK SOURCE_DIR [--write-docs]
+       check_seeds.py --scenarios SOURCE_DIR   (prints each seed scenario's path under scenarios/)
 WORK holds <scenario>.json (`nicsim run --json`) and <scenario>.txt (`nicsim run --quiet`) for
 each seed scenario (tests/seeds/seeds_test.sh makes them). Checks, each printed ok/FAIL:
   1. every metric of expected.toml, run by run, exactly (4 significant digits, counts exact);
@@ -18,8 +19,6 @@ import re
 import sys
 import tomllib
 
-work, src = sys.argv[1], sys.argv[2]
-write_docs = "--write-docs" in sys.argv[3:]
 failures = []
 
 
@@ -36,8 +35,22 @@ def fmt4(v):
 
 # --- the runs' metrics ---------------------------------------------------------------------
 def scenarios_of(spec):
-    """A seed's scenario files (names under scenarios/: "stmmac-bql" is scenarios/seeds/)."""
+    """A seed's scenario files: names in scenarios/<dir>/ (`dir` defaults to "seeds")."""
     return spec["scenario"] if isinstance(spec["scenario"], list) else [spec["scenario"]]
+
+
+def load_expected(src):
+    with open(f"{src}/tests/seeds/expected.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+if sys.argv[1] == "--scenarios":
+    for spec in load_expected(sys.argv[2]).values():
+        for scenario in scenarios_of(spec):
+            print(f"{spec.get('dir', 'seeds')}/{scenario}")
+    sys.exit(0)
+work, src = sys.argv[1], sys.argv[2]
+write_docs = "--write-docs" in sys.argv[3:]
 
 
 def run_key(spec, scenario, label):
@@ -66,9 +79,14 @@ def metrics_of(run):
                  ping_mdev_ms=ping["mdev"])
     lul = run.get("latency_under_load")
     if lul is not None:  # rrul runs: the load phase (docs/rrul.md)
-        m.update(idle_latency_ms=lul["idle_rtt"]["mean"], loaded_latency_ms=lul["loaded_rtt"]["mean"])
+        m.update(idle_latency_ms=lul["idle_rtt"]["mean"], loaded_latency_ms=lul["loaded_rtt"]["mean"],
+                 loaded_p90_ms=lul["loaded_rtt"]["p90"], loaded_max_ms=lul["loaded_rtt"]["max"])
         for direction, bps in lul["goodput_bps"].items():
             m[f"load_goodput_{direction.replace('->', '_to_')}_mbit"] = bps / 1e6
+        load_s = sum(p["end_s"] - p["start_s"] for p in run["phases"] if p["name"] == "load")
+        routers = [n for n in run.get("nodes", {}).values() if n["router"]]
+        if routers:  # the busiest router's CPU busy time (whole run) per second of load, in %
+            m["router_cpu_load_pct"] = 100 * max(n["cpu_busy_s"] for n in routers) / load_s
     for direction, stages in run["stages"].items():
         for s in stages:
             m[f"{s['stage']}_{direction.replace('->', '_to_')}_ms"] = s["mean_ms"]
@@ -81,8 +99,7 @@ def same_at_4_digits(got, want):
     return float(fmt4(got)) == float(want)
 
 
-with open(f"{src}/tests/seeds/expected.toml", "rb") as f:
-    expected = tomllib.load(f)
+expected = load_expected(src)
 runs = {seed: load_runs(spec) for seed, spec in expected.items()}
 measured = {seed: {label: metrics_of(r) for label, r in rs.items()} for seed, rs in runs.items()}
 
@@ -139,6 +156,43 @@ check(within(g_off["goodput_mbit"], 600, 0.2) and within(g_on["goodput_mbit"], 6
 check(within(g_on["ping_ms"], g_off["ping_ms"], 0.3),
       "S3 1 Gbit/s BQL changes the ping by less than 30 %")
 
+s4 = measured["S4"]
+modem, sqm = s4["cable-modem"], s4["cable-modem-sqm"]
+check(within(modem["loaded_max_ms"], 1200, 0.1),
+      f"S4 modem alone: loaded RTT max {modem['loaded_max_ms']:.0f} ms within 1.2 s +-10 % (the "
+      f"buffers, both full, are sized to it)")
+check(600 <= modem["loaded_latency_ms"] <= modem["loaded_max_ms"] and modem["loaded_p90_ms"] >= 900,
+      f"S4 modem alone: loaded RTT mean {modem['loaded_latency_ms']:.0f} ms in 600 ms..max, p90 "
+      f"{modem['loaded_p90_ms']:.0f} >= 900 ms")
+check(sqm["loaded_latency_ms"] * 10 < modem["loaded_latency_ms"] and sqm["loaded_latency_ms"] < 60,
+      f"S4 home router: loaded RTT {sqm['loaded_latency_ms']:.1f} ms < 60 ms and < 1/10 of the "
+      f"modem alone")
+check(sqm["load_goodput_b_to_a_mbit"] >= 0.85 * 110 and sqm["router_cpu_load_pct"] < 90,
+      f"S4 home router: download {sqm['load_goodput_b_to_a_mbit']:.1f} Mbit/s >= 85 % of the "
+      f"110 Mbit/s shaped, its core {sqm['router_cpu_load_pct']:.0f} % < 90 % busy")
+
+# The sweep (docs/seeds.md "S4", "Where the Cortex-A5 stops keeping up"): the shaped rate is
+# followed while the download goodput is >= 90 % of it and the loaded RTT stays within 2 ms of
+# the 50 Mbit/s run's; past the last followed rate the goodput stops growing (within 3 % of its
+# plateau) and the core is busy >= 97 %. The saturation point named in the docs: 150 Mbit/s.
+SATURATION_MBIT = 150
+sweep = {int(label.split("=")[1].removesuffix("Mbit")): m for label, m in measured["S4-sweep"].items()}
+rates = sorted(sweep)
+base_rtt = sweep[rates[0]]["loaded_latency_ms"]
+followed = [r for r in rates if sweep[r]["load_goodput_b_to_a_mbit"] >= 0.9 * r
+            and sweep[r]["loaded_latency_ms"] <= base_rtt + 2]
+last = max(followed, default=0)
+check(followed == [r for r in rates if r <= last],
+      f"S4 sweep: the shaped rate is followed up to {last} Mbit/s and not beyond")
+check(last == SATURATION_MBIT,
+      f"S4 sweep: the Cortex-A5 stops keeping up above {last} Mbit/s (docs: {SATURATION_MBIT})")
+past = [sweep[r] for r in rates if r > last]
+plateau = max((m["load_goodput_b_to_a_mbit"] for m in past), default=0)
+check(past != [] and all(m["load_goodput_b_to_a_mbit"] >= 0.97 * plateau and m["router_cpu_load_pct"] >= 97
+                   and m["loaded_latency_ms"] > base_rtt + 5 for m in past),
+      f"S4 sweep: past {last} Mbit/s the download stays at {plateau:.0f} Mbit/s (+-3 %), the core "
+      f">= 97 % busy and the loaded RTT > 5 ms above the 50 Mbit/s run's")
+
 # --- 3. the published comparison, in the JSON and as printed -------------------------------
 # Which run metric each published metric maps to (docs/scenarios.md, [published]).
 published_metrics = ("goodput_mbit", "retransmits", "ping_ms", "ping_min_ms", "ping_max_ms",
@@ -174,8 +228,9 @@ for seed, spec in expected.items():
         rows = {c["metric"]: c for c in run["comparison"]}
         published[seed][label] = {m: c["published"] for m, c in rows.items()}
         summary, table = printed.get(label, ("", {}))
-        want_summary = f"goodput {fmt4(own['goodput_mbit'])} Mbit/s"
-        check(f" {fmt4(own['goodput_mbit'])} Mbit/s, retransmits {own['retransmits']}" in summary,
+        want_summary = ", ".join(f"goodput {d} {fmt4(bps / 1e6)} Mbit/s"
+                                 for d, bps in run["goodput_bps"].items() if bps > 0)
+        check(f"{want_summary}, retransmits {own['retransmits']}" in summary,
               f"{seed} [{label}] printed summary '{summary}' has {want_summary} and the "
               f"retransmits")
         check(sorted(table) == sorted(rows),
@@ -207,6 +262,12 @@ LABELS = {
     "qdisc_a_to_b_ms": "qdisc wait a→b (ms)",
     "ring_a_to_b_ms": "driver ring wait a→b (ms)",
     "rx_b_to_a_ms": "rx wait b→a (ms)",
+    "loaded_latency_ms": "loaded RTT mean (ms)",
+    "loaded_p90_ms": "loaded RTT p90 (ms)",
+    "loaded_max_ms": "loaded RTT max (ms)",
+    "load_goodput_b_to_a_mbit": "download goodput (Mbit/s)",
+    "load_goodput_a_to_b_mbit": "upload goodput (Mbit/s)",
+    "router_cpu_load_pct": "busiest router CPU (%)",
 }
 
 

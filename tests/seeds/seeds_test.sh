@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Scenario test (CTest: seeds): runs the three shipped seed scenarios with `nicsim run --json`
-# and `--quiet` (the printed published comparison), then tests/seeds/check_seeds.py checks
-# (docs/seeds.md, "The three seeds, simulated"): every number of docs/seeds.md's result tables
+# Scenario test (CTest: seeds): runs the seed scenarios expected.toml names (S1-S3 in
+# scenarios/seeds, S4 and its sweep in scenarios/networks) with `nicsim run --json` and
+# `--quiet` (the printed published comparison), then tests/seeds/check_seeds.py checks
+# (docs/seeds.md, "The seeds, simulated"): every number of docs/seeds.md's result tables
 # exactly as tests/seeds/expected.toml pins it (the simulator is deterministic for a seed), the
 # published directions and bands beside them, the JSON and printed comparison rows against the
 # runs' own metrics, and that docs/seeds.md's tables are rendered from expected.toml.
@@ -13,8 +14,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 export NICSIM_PRESETS="$src/presets"
-for s in smsc95xx-turbo ax88178-burst stmmac-bql; do
-  "$nicsim" run "$src/scenarios/seeds/$s.toml" --quiet --json "$work/$s.json" > "$work/$s.txt"
-done
 # Debian's interpreter (tomllib, Python 3.11), not a pyenv/venv python3.
-/usr/bin/python3 "$src/tests/seeds/check_seeds.py" "$work" "$src"
+check="/usr/bin/python3 $src/tests/seeds/check_seeds.py"
+# The scenarios expected.toml names: seeds/<name> (S1-S3), networks/<name> (S4).
+for path in $($check --scenarios "$src"); do
+  s=$(basename "$path")
+  "$nicsim" run "$src/scenarios/$path.toml" --quiet --json "$work/$s.json" > "$work/$s.txt"
+done
+$check "$work" "$src"
