@@ -1,5 +1,8 @@
 #include "tools/cli.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -172,9 +175,16 @@ CLI::Option* add_seed(CLI::App& app, std::optional<uint64_t>& out, const std::st
           "--seed",
           [&out](const std::string& v) {
             char* endp = nullptr;
+            errno = 0;
             const unsigned long long s = std::strtoull(v.c_str(), &endp, 10);
-            if (v.empty() || *endp != '\0' || v[0] == '-') {
+            if (v.empty() || *endp != '\0' || !std::isdigit(static_cast<unsigned char>(v[0]))) {
               throw CLI::ValidationError("--seed", with_got("expected a non-negative integer", v));
+            }
+            // A scenario's seed is a TOML integer (signed 64 bits): a larger one could not be
+            // written back into the results' config_toml.
+            if (errno == ERANGE || s > static_cast<unsigned long long>(INT64_MAX)) {
+              throw CLI::ValidationError("--seed",
+                                         with_got("at most 9223372036854775807 (2^63 - 1)", v));
             }
             out = s;
           },

@@ -361,6 +361,9 @@ int emulate(EmulateArgs& a, const cli::Invocation& inv) {
       status = result.exit_status;
       break;
     }
+    if (!result.pcap_error.empty()) {
+      status = 1;  // frames were lost from the capture: reported above, and not a success
+    }
   }
   results.meta.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -46,7 +48,44 @@ std::string error_line(const std::string& path) {
   return last;
 }
 
+// While gnuplot runs, SIGTERM, SIGINT and SIGHUP are noted instead of killing nicsim at once:
+// the wait loop then kills gnuplot and returns, the scratch directory is removed, and
+// run_gnuplot re-raises the signal (so nothing is orphaned and the exit status still says
+// "killed by SIGTERM").
+volatile std::sig_atomic_t g_caught_signal = 0;
+
+extern "C" void note_signal(int sig) { g_caught_signal = sig; }
+
+class TerminationGuard {
+ public:
+  TerminationGuard() {
+    g_caught_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = note_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      ::sigaction(kSignals[i], &sa, &old_[i]);
+    }
+  }
+  ~TerminationGuard() {
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      ::sigaction(kSignals[i], &old_[i], nullptr);
+    }
+  }
+  TerminationGuard(const TerminationGuard&) = delete;
+  TerminationGuard& operator=(const TerminationGuard&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGTERM, SIGINT, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
+
 }  // namespace
+
+void reraise(int sig) {
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
 
 std::string find_gnuplot() {
   const char* path = std::getenv("PATH");
@@ -100,6 +139,7 @@ GnuplotResult run_gnuplot_in(const std::string& scratch, const report::GnuplotJo
   if (!write_file(script, job.script)) {
     return {1, "cannot write " + script};
   }
+  const TerminationGuard guard;
   const pid_t pid = ::fork();
   if (pid < 0) {
     return {1, std::string("fork: ") + std::strerror(errno)};
@@ -124,6 +164,11 @@ GnuplotResult run_gnuplot_in(const std::string& scratch, const report::GnuplotJo
     }
     if (r < 0 && errno != EINTR) {
       return {1, std::string("waitpid: ") + std::strerror(errno)};
+    }
+    if (const int sig = g_caught_signal; sig != 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return {1, std::string("interrupted by ") + ::strsignal(sig), sig};
     }
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(pid, SIGKILL);

@@ -1,7 +1,9 @@
 #pragma once
 // Runs a report::GnuplotJob: writes its data files and script into a scratch directory,
 // runs gnuplot (found on PATH) on the script with a time bound, removes the scratch
-// directory. Process spawning lives here, not in nicsim/report.
+// directory — also when SIGTERM, SIGINT or SIGHUP arrives while gnuplot runs (gnuplot is
+// killed, the directory removed, then the signal takes its course). Process spawning lives
+// here, not in nicsim/report.
 
 #include <string>
 
@@ -12,7 +14,11 @@ namespace nicsim::tools {
 struct GnuplotResult {
   int status = 0;       // 0 ok; 2 gnuplot missing; 1 gnuplot failed or timed out
   std::string message;  // one line when status != 0
+  int signal = 0;       // SIGTERM, SIGINT or SIGHUP that interrupted gnuplot (0: none)
 };
+
+// Restores `sig`'s default action and raises it: the process ends as the signal meant.
+void reraise(int sig);
 
 // `make_job(data_dir)` builds the job for the scratch directory it is given; what it throws
 // propagates (after the scratch directory is removed) and gnuplot does not run.
@@ -41,6 +47,9 @@ GnuplotResult run_gnuplot(F&& make_job) {
   }
   GnuplotResult r = run_gnuplot_in(dir, job);
   remove_scratch_dir(dir);
+  if (r.signal != 0) {
+    reraise(r.signal);
+  }
   return r;
 }
 

@@ -1,7 +1,9 @@
 // nicsim command-line tool (thin: parse, wire, run, write). The subcommands and their options
 // are defined once (tools/commands.cc, tools/cli.h); the help texts and the bash completion
 // are generated from those definitions.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -40,9 +42,21 @@ std::string usage() {
   return out;
 }
 
-}  // namespace
+// Every command prints through stdio: a failed write (a full disk, /dev/full, a closed pipe
+// reader when SIGPIPE is ignored) shows in the stream's error flag or in the final flush, and
+// turns a success into exit status 1 with a message.
+int check_stdout(int status) {
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int err = errno;
+  if (flush_failed || std::ferror(stdout)) {
+    std::fprintf(stderr, "nicsim: cannot write to standard output%s%s\n", flush_failed ? ": " : "",
+                 flush_failed ? std::strerror(err) : "");
+    return status == 0 ? 1 : status;
+  }
+  return status;
+}
 
-int main(int argc, char** argv) {
+int dispatch(int argc, char** argv) {
   namespace cli = nicsim::tools::cli;
   if (argc < 2) {
     std::fputs(usage().c_str(), stderr);
@@ -72,3 +86,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "nicsim: unknown command '%s' (try 'nicsim help')\n", argv[1]);
   return 2;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return check_stdout(dispatch(argc, argv)); }

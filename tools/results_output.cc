@@ -116,15 +116,43 @@ std::string output_problem(const OutputOptions& out) {
 
 std::FILE* text_stream(const OutputOptions& out) { return out.json_to_stdout() ? stderr : stdout; }
 
-std::string write_file(const std::string& path, const std::string& data) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    return std::strerror(errno);
-  }
+namespace {
+
+// Writes `data` to an open stream and closes it; "" or the reason.
+std::string write_and_close(std::FILE* f, const std::string& data) {
   const bool wrote = std::fwrite(data.data(), 1, data.size(), f) == data.size();
   const int write_errno = errno;
   if (std::fclose(f) != 0 || !wrote) {
     return std::strerror(wrote ? errno : write_errno);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string write_file(const std::string& path, const std::string& data) {
+  // A regular file is written under a temporary name beside it and renamed when complete, so
+  // a failed or interrupted write never leaves a truncated file under the real name. Anything
+  // else (/dev/stdout, a FIFO, /dev/full) is written in place.
+  struct stat st {};
+  const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (special) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    return f == nullptr ? std::strerror(errno) : write_and_close(f, data);
+  }
+  const std::string partial = path + ".partial-" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(partial.c_str(), "wb");
+  if (f == nullptr) {
+    return std::strerror(errno);
+  }
+  if (std::string why = write_and_close(f, data); !why.empty()) {
+    ::unlink(partial.c_str());
+    return why;
+  }
+  if (::rename(partial.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(partial.c_str());
+    return std::strerror(err);
   }
   return "";
 }

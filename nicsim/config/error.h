@@ -26,6 +26,8 @@ struct Location {
 
 class ConfigError : public std::runtime_error {
  public:
+  // `key` and `message` are echoed up to 200 and 1000 bytes, then cut with "... (N more
+  // bytes)": an error names what is wrong without repeating a megabyte of input.
   ConfigError(Location where, std::string key, std::string message);
 
   const Location& where() const { return where_; }
@@ -33,6 +35,9 @@ class ConfigError : public std::runtime_error {
   const std::string& message() const { return message_; }
 
  private:
+  // The delegated-to constructor: key and message already cut to their echo limits.
+  ConfigError(Location where, std::string key, std::string message, int cut);
+
   Location where_;
   std::string key_;
   std::string message_;

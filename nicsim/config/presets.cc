@@ -12,6 +12,7 @@
 
 #include "nicsim/config/fields.h"
 #include "nicsim/config/presets_internal.h"
+#include "nicsim/config/text_file.h"
 #include "nicsim/config/toml_util.h"
 #include "nicsim/config/units.h"
 
@@ -431,7 +432,17 @@ PresetSearch PresetSearch::standard(const std::string& scenario_file, bool use_e
       std::string_view v(env);
       while (!v.empty()) {
         const size_t colon = v.find(':');
-        add_dir(s.dirs, std::string(v.substr(0, colon)));
+        const std::string dir(v.substr(0, colon));
+        // A mistyped $NICSIM_PRESETS would otherwise be skipped without a word and the
+        // shipped preset of the same name used instead.
+        if (!dir.empty() && !is_dir(dir)) {
+          std::error_code ec;
+          throw ConfigError(Location{"$NICSIM_PRESETS", 0, 0}, "",
+                            "'" + dir + "' " +
+                                (fs::exists(dir, ec) ? "is not a directory" : "does not exist") +
+                                " (a colon-separated list of preset directories)");
+        }
+        add_dir(s.dirs, dir);
         v = colon == std::string_view::npos ? std::string_view() : v.substr(colon + 1);
       }
     }
@@ -506,7 +517,9 @@ const toml::table& PresetCache::get(const std::string& path) {
     return *it->second;
   }
   try {
-    auto t = std::make_shared<const toml::table>(toml::parse_file(path));
+    const std::string text = read_config_text(path);
+    check_toml_depth(text, path);
+    auto t = std::make_shared<const toml::table>(toml::parse(text, std::string_view(path)));
     return *tables_.emplace(path, std::move(t)).first->second;
   } catch (const toml::parse_error& e) {
     fail(where(e.source(), path), "", std::string(e.description()));

@@ -12,6 +12,7 @@
 
 #include "nicsim/config/presets_internal.h"
 #include "nicsim/config/qdisc_internal.h"
+#include "nicsim/config/text_file.h"
 #include "nicsim/config/toml_util.h"
 #include "nicsim/config/units.h"
 
@@ -279,6 +280,46 @@ uint8_t read_dscp(TableReader& r) {
   return 0;
 }
 
+// A [vary] value, as written into run labels.
+constexpr size_t kMaxVaryValueBytes = 128;
+
+// Bounds that keep a scenario's cost finite (docs/scenarios.md "Limits"): each traffic entry
+// costs state in both back-ends (200,000 entries took ~1 GB), and every probe is an event and a
+// stored sample (a ping every nanosecond exhausted memory).
+constexpr size_t kMaxTrafficEntries = 4096;
+constexpr Duration kMinProbeInterval = Duration::us(100);
+constexpr int64_t kMaxProbesPerRun = 10'000'000;
+
+// Counts the probes (ping, udp_probe) a run will send and refuses the entry that takes the
+// total over kMaxProbesPerRun, naming its interval.
+class ProbeBudget {
+ public:
+  explicit ProbeBudget(Duration duration) : duration_(duration) {}
+
+  Duration interval(TableReader& r, Duration def) const {
+    const Duration d = positive_duration(r, "interval", def);
+    if (d < kMinProbeInterval) {
+      fail(
+          r.key_location("interval"), r.key_path("interval"),
+          "must be at least " + format_duration(kMinProbeInterval) + ", got " + format_duration(d));
+    }
+    return d;
+  }
+
+  void spend(TableReader& r, Duration interval, Duration start, std::optional<Duration> stop) {
+    total_ += (stop.value_or(duration_) - start) / interval + 1;
+    if (total_ > kMaxProbesPerRun) {
+      fail(r.key_location("interval"), r.key_path("interval"),
+           "the probes of this scenario would exceed " + std::to_string(kMaxProbesPerRun) +
+               " per run (" + std::to_string(total_) + " so far): use a longer interval");
+    }
+  }
+
+ private:
+  Duration duration_;
+  int64_t total_ = 0;
+};
+
 template <class F>
 void for_each_element(TableReader& traffic, std::string_view kind, const Ctx& ctx, F&& f) {
   const toml::array* a = traffic.opt_array(kind);
@@ -286,6 +327,11 @@ void for_each_element(TableReader& traffic, std::string_view kind, const Ctx& ct
     return;
   }
   const Location arr_at = traffic.key_location(kind);
+  if (a->size() > kMaxTrafficEntries) {
+    fail(arr_at, traffic.key_path(kind),
+         "at most " + std::to_string(kMaxTrafficEntries) + " entries, got " +
+             std::to_string(a->size()));
+  }
   for (size_t i = 0; i < a->size(); ++i) {
     const toml::node& e = *a->get(i);
     const std::string path = traffic.key_path(kind) + "[" + std::to_string(i) + "]";
@@ -300,6 +346,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
                            const std::vector<RouterConfig>& routers, Duration duration,
                            const Ctx& ctx) {
   TrafficConfig out;
+  ProbeBudget probes(duration);
   for_each_element(t, "tcp", ctx, [&](TableReader& r) {
     TcpFlowConfig f;
     std::tie(f.from, f.to) = read_endpoints(r, hosts, routers);
@@ -324,22 +371,24 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
   for_each_element(t, "ping", ctx, [&](TableReader& r) {
     PingConfig p;
     std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
-    p.interval = positive_duration(r, "interval", p.interval);
+    p.interval = probes.interval(r, p.interval);
     p.size = payload_size(r, "size", p.size);
     const Window w = read_window(r, duration);
     p.start = w.start;
     p.stop = w.stop;
+    probes.spend(r, p.interval, p.start, p.stop);
     p.dscp = read_dscp(r);
     out.ping.push_back(std::move(p));
   });
   for_each_element(t, "udp_probe", ctx, [&](TableReader& r) {
     UdpProbeConfig p;
     std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
-    p.interval = positive_duration(r, "interval", p.interval);
+    p.interval = probes.interval(r, p.interval);
     p.size = payload_size(r, "size", p.size);
     const Window w = read_window(r, duration);
     p.start = w.start;
     p.stop = w.stop;
+    probes.spend(r, p.interval, p.start, p.stop);
     p.dscp = read_dscp(r);
     out.udp_probe.push_back(std::move(p));
   });
@@ -540,6 +589,12 @@ VaryRead read_vary(const toml::table& v, const Scenario& s, const std::string& f
       }
       if (std::find(axis.values.begin(), axis.values.end(), *sv) != axis.values.end()) {
         fail(xat, kpath, "duplicate value " + render(x));
+      }
+      // Every value is part of a run label, which exports repeat on each row: bounded here.
+      if (const size_t n = format_vary_value(*sv).size(); n > kMaxVaryValueBytes) {
+        fail(xat, kpath,
+             "a value is at most " + std::to_string(kMaxVaryValueBytes) +
+                 " bytes (it names its runs), got " + std::to_string(n));
       }
       axis.values.push_back(std::move(*sv));
     }
@@ -963,6 +1018,12 @@ Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out)
 }
 
 toml::table parse_text(std::string_view text, const std::string& file) {
+  if (text.size() > kMaxConfigBytes) {
+    throw ConfigError(Location{file, 0, 0}, "",
+                      "larger than " + std::to_string(kMaxConfigBytes) +
+                          " bytes, the limit for a configuration file");
+  }
+  check_toml_depth(text, file);
   try {
     return toml::parse(text, std::string_view(file));
   } catch (const toml::parse_error& e) {
@@ -1194,13 +1255,7 @@ LoadedScenario load_scenario_text(std::string_view text, const std::string& file
 }
 
 LoadedScenario load_scenario_file(const std::string& path, const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(Location{path, 0, 0}, "", "cannot read the scenario file");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_scenario_text(ss.str(), path, options);
+  return load_scenario_text(read_config_text(path), path, options);
 }
 
 }  // namespace nicsim::config

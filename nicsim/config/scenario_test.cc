@@ -495,6 +495,57 @@ TEST(ScenarioErrors, TrafficWindowsAndValues) {
             "scenarios/x.toml:19:1: traffic.ping[0].interval: must be > 0");
 }
 
+// Runtime bounds (docs/scenarios.md "Limits"): probes every 100 us at most, 10 million probes
+// per run, 4096 entries per traffic kind — each refusal names the key.
+TEST(ScenarioErrors, RuntimeBounds) {
+  EXPECT_EQ(error_of_text(base(0, "",
+                               "[[traffic.ping]]\nfrom = \"a\"\nto = \"b\"\n"
+                               "interval = \"1ns\"\n")),
+            "scenarios/x.toml:19:1: traffic.ping[0].interval: must be at least 100us, got 1ns");
+  EXPECT_EQ(
+      error_of_text(base(0, "",
+                         "[[traffic.udp_probe]]\nfrom = \"a\"\nto = \"b\"\n"
+                         "interval = \"99us\"\n")),
+      "scenarios/x.toml:19:1: traffic.udp_probe[0].interval: must be at least 100us, got 99us");
+  EXPECT_EQ(error_of_text(base(0, "",
+                               "[[traffic.udp_probe]]\nfrom = \"a\"\nto = \"b\"\n"
+                               "interval = \"100us\"\n")),
+            "");
+  // 600 s at 100 us is 6,000,001 probes; two such probes are over budget, and the second
+  // entry is the one named.
+  const std::string probe = "from = \"a\"\nto = \"b\"\ninterval = \"100us\"\n";
+  EXPECT_EQ(error_of_text(edit({{3, "duration = \"600s\""}},
+                               "[[traffic.ping]]\n" + probe + "[[traffic.udp_probe]]\n" + probe)),
+            "scenarios/x.toml:23:1: traffic.udp_probe[0].interval: the probes of this scenario "
+            "would exceed 10000000 per run (12000002 so far): use a longer interval");
+  std::string many;
+  for (int i = 0; i < 4097; ++i) {
+    many += "[[traffic.ping]]\nfrom = \"a\"\nto = \"b\"\ninterval = \"1s\"\n";
+  }
+  EXPECT_EQ(error_of_text(base(0, "", many)),
+            "scenarios/x.toml:16:11: traffic.ping: at most 4096 entries, got 4097");
+  // A [vary] value names every run (and every exported row): at most 128 bytes.
+  const std::string e =
+      error_of_text(base(0, "", "[vary]\n\"hosts.a.nic\" = [\"" + std::string(200, 'x') + "\"]\n"));
+  EXPECT_EQ(e.rfind("scenarios/x.toml:17:", 0), 0u) << e;
+  EXPECT_NE(
+      e.find("vary.\"hosts.a.nic\": a value is at most 128 bytes (it names its runs), got 200"),
+      std::string::npos)
+      << e;
+}
+
+TEST(ScenarioErrors, AWrongPresetsVariableIsAnError) {
+  ::setenv("NICSIM_PRESETS", "/nonexistent/presets", 1);
+  EXPECT_EQ(error_of([] { (void)PresetSearch::standard("", true); }),
+            "$NICSIM_PRESETS: '/nonexistent/presets' does not exist (a colon-separated list of "
+            "preset directories)");
+  ::setenv("NICSIM_PRESETS", "/dev/null", 1);
+  EXPECT_EQ(error_of([] { (void)PresetSearch::standard("", true); }),
+            "$NICSIM_PRESETS: '/dev/null' is not a directory (a colon-separated list of preset "
+            "directories)");
+  ::unsetenv("NICSIM_PRESETS");
+}
+
 // rrul: flent's defaults (5 s idle, 60 s load, 200 ms step), limits (probes down to 1 ms, bins
 // down to 10 ms), the whole test within the scenario, one per scenario, no `stop`.
 TEST(ScenarioErrors, RrulTimingAndLimits) {
@@ -651,7 +702,7 @@ TEST_F(ScenarioFiles, PresetsAreFoundRelativeToTheScenarioFile) {
   ::unsetenv("NICSIM_PRESETS");
 
   EXPECT_EQ(error_of([&] { load_scenario_file((root_ / "nope.toml").string(), o); }),
-            (root_ / "nope.toml").string() + ": cannot read the scenario file");
+            (root_ / "nope.toml").string() + ": cannot read the file: no such file");
 }
 
 }  // namespace
