@@ -7,8 +7,9 @@
 # must match the kernel's loaded ping mean and goodput within +-10 % in `nicsim emulate` and
 # +-20 % in `nicsim run` (docs/fidelity.md "Kernel router" has the table and the commands).
 # The kernel repeats to within ~±6 % (ping mean) and ~±3 % (goodput) on this 2-core machine
-# even at load 16 (docs/fidelity.md); the emulation's limit-100 ping scatters more there (its
-# stalls), which is why this test is not registered in CTest yet (nicsim/emu/CMakeLists.txt).
+# even at load 16 (docs/fidelity.md); the emulation's limit-100 ping scatters more there (the
+# senders' stalls), so a run on a heavily loaded machine can miss now and then, and the test is
+# not registered in CTest yet (docs/fidelity.md "Kernel router", "Status").
 # Bounded: two kernel runs and two emulations of ~10 s each, plus two simulated runs: ~60 s
 # (the two kernel runs alone took 31 s at load 24), so CTest's TIMEOUT must be above 60.
 # Usage: kernel_router_test.sh NICSIM SOURCE_DIR

@@ -155,6 +155,7 @@ void CongestionControl::on_loss_state(Time now, uint64_t snd_nxt) {
   w_max_ = 0.0;
   w_max_known_ = false;
   k_ = 0.0;
+  delay_min_ = Duration::zero();  // bictcp_reset clears delay_min too: re-learned after the RTO
   hystart_found_ = false;
   if (hystart_) {
     hystart_reset(now, snd_nxt);

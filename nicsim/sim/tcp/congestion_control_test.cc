@@ -177,9 +177,10 @@ TEST(Cubic, UnknownWmaxGrowsFivePercentPerRtt) {
   const uint32_t after_loss = w.cwnd;
   cc.cong_avoid(w, w.cwnd, t0 + Duration::s(2), 0, 0, rtt);
   EXPECT_LT(w.cwnd, after_loss + 4);  // the curve gives ~3; 5 % would give 5
-  // An RTO forgets it again (bictcp_reset).
+  // An RTO forgets it again, and delay_min with it (bictcp_reset).
   cc.on_loss_state(t0 + Duration::s(3), 0);
   EXPECT_FALSE(cc.w_max_known());
+  EXPECT_EQ(cc.delay_min(), Duration::zero());
 }
 
 TEST(Cubic, FastConvergenceLowersWmax) {
