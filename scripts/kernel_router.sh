@@ -24,8 +24,18 @@
 #
 #   flock /tmp/nicsim-emu.lock scripts/kernel_router.sh --limit 1000
 #
+# --trace FILE: sample the trajectory every 50 ms while iperf3 runs and write it as CSV:
+#
+#   t_s,kind,id,backlog_pkts,drops,cwnd,ssthresh,rtt_ms
+#
+# kind "qdisc": r's pfifo backlog (packets) and drop counter (tc -s qdisc show dev r1); kind
+# "flow": one line per connection of a towards b:5201 (ss -tin: cwnd and ssthresh in segments,
+# "-" while ssthresh is still infinite; rtt = the kernel's SRTT in ms); id = a's local port.
+# t_s is seconds since iperf3 started. The samplers are two shell loops in r and a, so a
+# sample's spacing stretches on a loaded machine (t_s is each sample's own clock).
+#
 # Usage: kernel_router.sh [--limit PACKETS] [--rate TC_RATE] [--time SECONDS] [--flows N]
-#                         [--keep-json DIR]
+#                         [--keep-json DIR] [--trace FILE]
 set -euo pipefail
 
 limit=1000
@@ -33,6 +43,7 @@ rate=100mbit
 time_s=10
 flows=4
 keep=""
+trace=""
 while [ $# -gt 0 ]; do
   case $1 in
     --limit) limit=$2; shift 2 ;;
@@ -40,7 +51,8 @@ while [ $# -gt 0 ]; do
     --time) time_s=$2; shift 2 ;;
     --flows) flows=$2; shift 2 ;;
     --keep-json) keep=$2; shift 2 ;;
-    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+    --trace) trace=$2; shift 2 ;;
+    -h | --help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "kernel_router.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -101,17 +113,62 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 pings=$(( (time_s - 4) * 10 ))
+# The trajectory samplers (--trace): one loop per namespace, each sample stamped with its clock.
+samplers=()
+if [ -n "$trace" ]; then
+  in_r bash -c 'while :; do echo "T $(date +%s.%N)"; tc -s qdisc show dev r1; sleep 0.05; done' \
+    > "$work/trace_r.txt" 2>/dev/null &
+  samplers+=($!)
+  in_a bash -c 'while :; do echo "T $(date +%s.%N)"; ss -tinH dst 198.18.2.2 dport = :5201; sleep 0.05; done' \
+    > "$work/trace_a.txt" 2>/dev/null &
+  samplers+=($!)
+fi
+date +%s.%N > "$work/start.txt"
 in_a iperf3 -c 198.18.2.2 -P "$flows" -C cubic -t "$time_s" -J > "$work/iperf3.json" &
 iperf=$!
 sleep 3
 in_a ping -i 0.1 -c "$pings" -q 198.18.2.2 > "$work/ping.txt" || true
 wait "$iperf" || { echo "kernel_router.sh: iperf3 failed: $(head -c 500 "$work/iperf3.json")" >&2; exit 1; }
 in_r tc -s qdisc show dev r1 > "$work/qdisc.txt"
+for pid in "${samplers[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${samplers[@]}"; do wait "$pid" 2>/dev/null || true; done
 [ -z "$keep" ] || cp "$work"/* "$keep"/
 
-/usr/bin/python3 - "$work" "$limit" "$rate" <<'EOF'
+/usr/bin/python3 - "$work" "$limit" "$rate" "$trace" <<'EOF'
 import json, re, sys
-work, limit, rate = sys.argv[1:4]
+work, limit, rate, trace = sys.argv[1:5]
+if trace:
+    start = float(open(f"{work}/start.txt").read())
+    rows = []
+    def samples(name):
+        t, lines = None, []
+        for line in open(f"{work}/{name}").read().splitlines() + ["T end"]:
+            if line.startswith("T "):
+                if t is not None:
+                    yield t - start, "\n".join(lines)
+                t = None if line == "T end" else float(line[2:])
+                lines = []
+            else:
+                lines.append(line)
+    for t, text in samples("trace_r.txt"):
+        m = re.search(r"qdisc pfifo 10:.*?dropped (\d+).*?backlog \S+ (\d+)p", text, re.S)
+        if m:
+            rows.append(f"{t:.3f},qdisc,r1,{m.group(2)},{m.group(1)},,,")
+    for t, text in samples("trace_a.txt"):
+        # ss -tinH: a socket line (state, queues, local:port, peer:port), then its info line.
+        lines = text.splitlines()
+        for sock, info in zip(lines[::2], lines[1::2]):
+            port = sock.split()[3].rsplit(":", 1)[1]
+            def val(key):
+                m = re.search(rf"\b{key}:([\d.]+)", info)
+                return m.group(1) if m else "-"
+            rtt = re.search(r"\brtt:([\d.]+)/", info)
+            rows.append(f"{t:.3f},flow,{port},,,{val('cwnd')},{val('ssthresh')},"
+                        f"{rtt.group(1) if rtt else '-'}")
+    rows.sort(key=lambda r: float(r.split(",", 1)[0]))
+    with open(trace, "w") as f:
+        f.write("t_s,kind,id,backlog_pkts,drops,cwnd,ssthresh,rtt_ms\n")
+        f.write("\n".join(rows) + "\n")
 end = json.load(open(f"{work}/iperf3.json"))["end"]
 goodput = end["sum_received"]["bits_per_second"] / 1e6
 retrans = end["sum_sent"].get("retransmits", 0)

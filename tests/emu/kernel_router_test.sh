@@ -6,8 +6,10 @@
 # The same network as a scenario (scenarios/networks/kernel-router.toml, one run per limit)
 # must match the kernel's loaded ping mean and goodput within +-10 % in `nicsim emulate` and
 # +-20 % in `nicsim run` (docs/fidelity.md "Kernel router" has the table and the commands).
-# The kernel repeats to within ~2 % (ping mean) and ~3 % (goodput) on this 2-core machine even
-# at load 16 (docs/fidelity.md), so the bands are the back-ends' error, not the oracle's noise.
+# The kernel repeats to within ~±6 % (ping mean) and ~±3 % (goodput) on this 2-core machine
+# even at load 16 (docs/fidelity.md); the emulation's limit-100 ping scatters more there (the
+# senders' stalls), so a run on a heavily loaded machine can miss now and then, and the test is
+# not registered in CTest yet (docs/fidelity.md "Kernel router", "Status").
 # Bounded: two kernel runs and two emulations of ~10 s each, plus two simulated runs: ~60 s
 # (the two kernel runs alone took 31 s at load 24), so CTest's TIMEOUT must be above 60.
 # Usage: kernel_router_test.sh NICSIM SOURCE_DIR
@@ -39,7 +41,14 @@ for limit in "${limits[@]}"; do
     || fail "kernel router (limit $limit) failed: $(cat "$work/kernel-$limit.txt")"
   cat "$work/kernel-$limit.txt"
 done
-"$nicsim" emulate "$scenario" --json "$work/emu.json" > "$work/emu.txt" 2>&1 \
+# --spin 0us: the emulator sleeps to each deadline instead of polling up to 2 ms before it (as
+# SCHED_FIFO, up to half of every 10 ms). Here the system under test is the namespaces' own TCP
+# and iperf3 on the same two cores, and a polling emulator starves them now and then: with the
+# default the 12 ms pfifo of limit 100 drains in those stalls (ping 8.6-9.6 ms, min 0.5 ms,
+# kernel 10.1 ms); without polling 10.8 ms, min 7.8 ms (docs/fidelity.md "Kernel router"). A
+# 100 Mbit/s HTB sends a frame every 121 us; sleeping's timer error (p99 ~0.1-0.2 ms, docs/emu.md)
+# is small against the 12-121 ms queues measured.
+"$nicsim" emulate "$scenario" --spin 0us --json "$work/emu.json" > "$work/emu.txt" 2>&1 \
   || fail "nicsim emulate $scenario exited $?: $(tail -5 "$work/emu.txt")"
 "$nicsim" run "$scenario" --json "$work/sim.json" > "$work/sim.txt" 2>&1 \
   || fail "nicsim run $scenario exited $?: $(tail -5 "$work/sim.txt")"

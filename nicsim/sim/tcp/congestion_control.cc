@@ -10,13 +10,17 @@ constexpr uint32_t kHystartMinSamples = 8;                  // HYSTART_MIN_SAMPL
 constexpr Duration kHystartDelayMin = Duration::ms(4);      // HYSTART_DELAY_MIN
 constexpr Duration kHystartDelayMax = Duration::ms(16);     // HYSTART_DELAY_MAX
 constexpr Duration kHystartSampleHoldoff = Duration::s(1);  // bictcp_acked: epoch_start + HZ
+// bictcp_update: "increase cwnd 5% per RTT" (cnt <= 20) while last_max_cwnd == 0.
+constexpr double kUnknownWmaxMinRate = 1.0 / 20.0;
+// bictcp_update: cnt >= 2, "cwnd grows at 1.5x per RTT" at most.
+constexpr double kMaxRate = 1.0 / 2.0;
 }  // namespace
 
 CongestionControl::CongestionControl(const Params& p)
     : algo_(p.cc),
       beta_(p.cubic_beta),
       c_(p.cubic_c),
-      alpha_initial_(3.0 * (1.0 - p.cubic_beta) / (1.0 + p.cubic_beta)),
+      alpha_(3.0 * (1.0 - p.cubic_beta) / (1.0 + p.cubic_beta)),
       fast_convergence_(p.cubic_fast_convergence),
       tcp_friendliness_(p.cubic_tcp_friendliness),
       hystart_(p.hystart && p.cc == CcAlgorithm::kCubic),
@@ -53,7 +57,7 @@ void CongestionControl::cong_avoid_ai(Window& w, uint32_t step, uint32_t acked) 
 }
 
 void CongestionControl::cong_avoid(Window& w, uint32_t acked, Time now, uint64_t ack,
-                                   uint64_t snd_nxt, Duration srtt) {
+                                   uint64_t snd_nxt, Duration /*srtt*/) {
   if (acked == 0) {
     return;
   }
@@ -69,7 +73,7 @@ void CongestionControl::cong_avoid(Window& w, uint32_t acked, Time now, uint64_t
   if (algo_ == CcAlgorithm::kNewReno) {
     cong_avoid_ai(w, w.cwnd, acked);
   } else {
-    cubic_update(w, acked, now, srtt);
+    cubic_update(w, acked, now);
   }
 }
 
@@ -78,7 +82,15 @@ double CongestionControl::w_cubic(double t) const {
   return c_ * d * d * d + w_max_;
 }
 
-void CongestionControl::cubic_update(Window& w, uint32_t acked, Time now, Duration srtt) {
+// tcp_cubic.c bictcp_update + tcp_cong_avoid_ai: the window grows by `rate` segments per
+// segment acked (Linux: one segment per ca->cnt acked, rate = 1/cnt), the largest of
+//  * the cubic curve's: (W_cubic(t + delay_min) − cwnd)/cwnd, or 1/(100·cwnd) at or above it;
+//  * while W_max is unknown (no loss since the connection or the last RTO: last_max_cwnd == 0,
+//    e.g. after a HyStart exit), at least 1/20: "increase cwnd 5% per RTT" (cnt <= 20);
+//  * the Reno-friendly estimate's: (⌊W_est⌋ − cwnd)/cwnd, W_est += α·acked/cwnd (tcp_cwnd,
+//    ack_cnt, beta_scale);
+// and at most 1/2 (cnt >= 2: cwnd grows at most 1.5x per RTT).
+void CongestionControl::cubic_update(Window& w, uint32_t acked, Time now) {
   const double cwnd = static_cast<double>(w.cwnd);
   if (!epoch_started_) {
     // RFC 9438 §4.2: a new congestion-avoidance stage starts.
@@ -92,33 +104,24 @@ void CongestionControl::cubic_update(Window& w, uint32_t acked, Time now, Durati
     } else {
       k_ = std::cbrt((w_max_ - cwnd_epoch_) / c_);
     }
-    w_est_ = cwnd_epoch_;
+    w_est_ = cwnd_epoch_;  // "syn with cubic"
     acc_ = 0.0;
-    if (w_est_ >= cwnd_prior_) {
-      alpha_ = 1.0;
-    }
   }
-  const double t = (now - t_epoch_).to_seconds();
-  const double rtt = srtt.to_seconds();
-  double target = w_cubic(t + rtt);
-  target = std::clamp(target, cwnd, 1.5 * cwnd);
-
+  const double t = (now - t_epoch_).to_seconds() + delay_min_.to_seconds();
+  const double target = w_cubic(t);
+  double rate = target > cwnd ? (target - cwnd) / cwnd : 1.0 / (100.0 * cwnd);
+  if (!w_max_known_) {
+    rate = std::max(rate, kUnknownWmaxMinRate);
+  }
   if (tcp_friendliness_) {
-    // §4.3 Reno-friendly region.
     w_est_ += alpha_ * static_cast<double>(acked) / cwnd;
-    if (w_est_ >= cwnd_prior_) {
-      alpha_ = 1.0;
-    }
-    if (w_cubic(t) < w_est_) {
-      const double est = std::floor(w_est_);
-      if (est > cwnd) {
-        w.cwnd = static_cast<uint32_t>(est);
-      }
-      return;
+    const double est = std::floor(w_est_ + 1e-9);
+    if (est > cwnd) {
+      rate = std::max(rate, (est - cwnd) / cwnd);
     }
   }
-  // §4.4 concave / §4.5 convex region.
-  acc_ += (target - cwnd) * static_cast<double>(acked) / cwnd;
+  rate = std::min(rate, kMaxRate);
+  acc_ += rate * static_cast<double>(acked);
   if (acc_ >= 1.0) {
     const double inc = std::floor(acc_);
     acc_ -= inc;
@@ -133,13 +136,12 @@ uint32_t CongestionControl::ssthresh(const Window& w) {
   }
   // RFC 9438 §4.6 / §4.7.
   epoch_started_ = false;
-  if (fast_convergence_ && cwnd < w_max_) {
+  if (fast_convergence_ && w_max_known_ && cwnd < w_max_) {
     w_max_ = cwnd * (1.0 + beta_) / 2.0;
   } else {
     w_max_ = cwnd;
   }
-  cwnd_prior_ = cwnd;
-  alpha_ = alpha_initial_;
+  w_max_known_ = true;                                // last_max_cwnd != 0
   const double ss = std::floor(cwnd * beta_ + 1e-9);  // 90 × 0.7 must give 63, not 62
   return std::max<uint32_t>(static_cast<uint32_t>(ss), 2);
 }
@@ -151,7 +153,9 @@ void CongestionControl::on_loss_state(Time now, uint64_t snd_nxt) {
   // bictcp_reset: the next epoch starts from scratch (K = 0, W_max = cwnd_epoch, §4.8).
   epoch_started_ = false;
   w_max_ = 0.0;
+  w_max_known_ = false;
   k_ = 0.0;
+  delay_min_ = Duration::zero();  // bictcp_reset clears delay_min too: re-learned after the RTO
   hystart_found_ = false;
   if (hystart_) {
     hystart_reset(now, snd_nxt);

@@ -7,12 +7,16 @@
 //    to ssthresh (Linux counts every segment an ACK covers, RFC 3465 ABC without the L limit),
 //    congestion avoidance +1 segment per cwnd segments acked (tcp_cong_avoid_ai with
 //    snd_cwnd_cnt), ssthresh = max(cwnd/2, 2) (Linux uses cwnd for FlightSize).
-//  * CUBIC (RFC 9438): W_cubic(t) = C·(t − K)³ + W_max, K = ∛((W_max − cwnd_epoch)/C) (§4.2);
-//    target = W_cubic(t + RTT) clamped to [cwnd, 1.5·cwnd], cwnd += (target − cwnd)/cwnd per
-//    segment acked (§4.4/4.5; Linux's cnt scales the same way); Reno-friendly region with
-//    W_est += α·acked/cwnd, α = 3(1−β)/(1+β) until W_est ≥ cwnd_prior, then 1 (§4.3);
-//    ssthresh = max(β·cwnd, 2) with W_max from fast convergence (§4.6, §4.7); after an RTO or a
-//    loss-free slow-start exit the next epoch uses K = 0 and W_max = cwnd_epoch (§4.8, §4.10).
+//  * CUBIC as Linux tcp_cubic.c implements RFC 9438: W_cubic(t) = C·(t − K)³ + W_max,
+//    K = ∛((W_max − cwnd_epoch)/C) (§4.2). Per segment acked cwnd grows by the largest of
+//    (W_cubic(t + delay_min) − cwnd)/cwnd (bictcp_update: Linux adds delay_min, not SRTT, to
+//    t), 1/20 while W_max is unknown (bictcp_update: last_max_cwnd == 0, cnt <= 20, "increase
+//    cwnd 5% per RTT": from the start or an RTO until the first loss, so also after a HyStart
+//    exit) and the Reno-friendly (⌊W_est⌋ − cwnd)/cwnd with W_est += α·acked/cwnd,
+//    α = 3(1−β)/(1+β) for the whole epoch (tcp_friendliness: Linux has no RFC §4.3 switch to
+//    α = 1 at cwnd_prior), at most 1/2 (cnt >= 2); ssthresh = max(β·cwnd, 2) with W_max from
+//    fast convergence (§4.6, §4.7; bictcp_recalc_ssthresh); after an RTO or a loss-free
+//    slow-start exit the next epoch uses K = 0 and W_max = cwnd_epoch (§4.8, §4.10).
 //    Slow start: HyStart as in Linux tcp_cubic.c (optional, Params::hystart): ACK-train
 //    detection (ACKs ≤ hystart_ack_delta apart spanning more than delay_min/2 of the round,
 //    delay_min without pacing) and delay increase (min of the first 8 RTT samples of a round >
@@ -20,9 +24,10 @@
 //    cwnd >= hystart_low_window; delay samples within 1 s of an epoch start are ignored.
 //
 // Units: cwnd and ssthresh are in segments (Linux snd_cwnd / snd_ssthresh), time in Time.
-// Deviations: CUBIC in floating point (Linux uses fixed-point cube roots and a 1024-based β);
-// Linux's "cnt ≤ 20 while W_max is unknown" minimum growth is not modelled; RTT in W(t+RTT) is
-// SRTT per RFC 9438 (Linux uses delay_min); no idle-restart epoch shift (bulk senders).
+// Deviations: CUBIC in floating point (Linux uses fixed-point cube roots, a 1024-based β and
+// an integer beta_scale: α = 8/15 there, 0.529 here); the growth rate is recomputed on every
+// ACK (Linux: at most once per jiffy and not within HZ/32 while cwnd is unchanged); no
+// idle-restart epoch shift (bulk senders).
 
 #include <cstdint>
 #include <limits>
@@ -69,7 +74,7 @@ class CongestionControl {
   double w_max() const { return w_max_; }
   double k_seconds() const { return k_; }
   double w_est() const { return w_est_; }
-  double cwnd_prior() const { return cwnd_prior_; }
+  bool w_max_known() const { return w_max_known_; }
   double alpha() const { return alpha_; }
   bool epoch_started() const { return epoch_started_; }
   Time epoch_start() const { return t_epoch_; }
@@ -82,13 +87,13 @@ class CongestionControl {
  private:
   static uint32_t slow_start(Window& w, uint32_t acked);
   static void cong_avoid_ai(Window& w, uint32_t step, uint32_t acked);
-  void cubic_update(Window& w, uint32_t acked, Time now, Duration srtt);
+  void cubic_update(Window& w, uint32_t acked, Time now);
   void hystart_reset(Time now, uint64_t snd_nxt);
 
   CcAlgorithm algo_;
   double beta_;
   double c_;
-  double alpha_initial_;
+  double alpha_;  // Reno-friendly additive increase per window, 3(1−β)/(1+β)
   bool fast_convergence_;
   bool tcp_friendliness_;
   bool hystart_;
@@ -100,8 +105,7 @@ class CongestionControl {
   double w_max_ = 0.0;
   double k_ = 0.0;
   double w_est_ = 0.0;
-  double cwnd_prior_ = 0.0;
-  double alpha_ = 1.0;
+  bool w_max_known_ = false;  // Linux last_max_cwnd != 0: a loss since the start or last RTO
   double cwnd_epoch_ = 0.0;
   double acc_ = 0.0;  // fractional cwnd increase not yet applied
   Time t_epoch_;

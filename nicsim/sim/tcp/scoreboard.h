@@ -21,6 +21,7 @@
 // SACK blocks repeated from the previous ACK are skipped (Linux's recv_sack_cache), so a
 // long-lived block costs only its new part.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -143,14 +144,23 @@ class Scoreboard {
 
   // --- no-SACK (NewReno) duplicate-ACK accounting (Linux tcp_add_reno_sack) ---
   void reno_add_sack() {
-    if (sacked_out_ + 1 < packets_out()) {
-      ++sacked_out_;
-    }
+    ++sacked_out_;
+    reno_limit_sacked();
   }
   // tcp_remove_reno_sacks: an ACK for `acked` segments fills one hole; the rest were dupacks.
   void reno_remove_sacks(uint32_t acked) {
     if (acked > 0) {
       sacked_out_ = acked - 1 >= sacked_out_ ? 0 : sacked_out_ - (acked - 1);
+    }
+    reno_limit_sacked();
+  }
+  // tcp_limit_reno_sacked (via tcp_check_reno_reordering, after both of the above): dupacks
+  // count at most packets_out minus the holes, max(lost_out, 1), so sacked_out + lost_out
+  // never exceeds packets_out (e.g. after an RTO marked every segment lost).
+  void reno_limit_sacked() {
+    const uint32_t holes = std::min(std::max(lost_out_, 1u), packets_out());
+    if (sacked_out_ + holes > packets_out()) {
+      sacked_out_ = packets_out() - holes;
     }
   }
   void reno_reset_sacks() { sacked_out_ = 0; }
