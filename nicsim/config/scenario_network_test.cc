@@ -196,6 +196,7 @@ TEST(ScenarioNetwork, VaryBraceGroupSetsEveryKeyItNames) {
   }
   EXPECT_EQ(l.runs[1].scenario.routers[0].interfaces[2].qdisc.kind(), "pie");
   EXPECT_EQ(l.runs[1].params[0].first, "routers.{r1,r2}.interfaces.wan.qdisc");
+  EXPECT_EQ(load(dump(l.scenario)).scenario.vary, l.scenario.vary);  // the key stays quoted
 }
 
 // Traffic between any two hosts of a network: plan() by host index, recorder_layout() with the
