@@ -170,6 +170,10 @@ int run_scenario(const RunArgs& a, const cli::Invocation& inv) {
     std::fflush(text);
     results.runs.push_back(std::move(result));
   }
+  if (const std::string summary = report::format_latency_under_load_summary(results.runs);
+      !summary.empty()) {
+    report::print(text, "\n" + summary);  // rrul in several runs: one comparison table
+  }
   results.meta.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   results.meta.events_per_s =

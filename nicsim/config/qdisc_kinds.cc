@@ -10,6 +10,7 @@
 
 #include "nicsim/algo/cake.h"
 #include "nicsim/algo/codel.h"
+#include "nicsim/algo/docsis_pie.h"
 #include "nicsim/algo/dualpi2.h"
 #include "nicsim/algo/fifo.h"
 #include "nicsim/algo/fq.h"
@@ -503,13 +504,47 @@ QdiscKind dualpi2() {
   return k;
 }
 
+// DOCSIS-PIE (RFC 8034; docs/algorithms/docsis_pie.md): a cable modem's upstream AQM. No tc
+// exists for it; the keys are RFC 8034's names in lower case, alpha and beta stay RFC 8034's.
+QdiscKind docsis_pie() {
+  using P = algo::DocsisPie::Params;
+  QdiscKind k = simple_kind<algo::DocsisPie>(
+      "docsis_pie", [] { return P{}; },
+      {unset_if_zero(qfield<P>("rate", Kind::kRate, [](P& p) -> Rate& { return p.rate; })),
+       unset_if_zero(qfield<P>("limit", Kind::kBytes, [](P& p) -> int64_t& { return p.limit; })),
+       qfield<P>("target", Kind::kDuration, [](P& p) -> Duration& { return p.target; }),
+       qfield<P>("interval", Kind::kDuration, [](P& p) -> Duration& { return p.interval; }),
+       qfield<P>("max_burst", Kind::kDuration, [](P& p) -> Duration& { return p.max_burst; }),
+       qfield<P>("burst_reset_timeout", Kind::kDuration,
+                 [](P& p) -> Duration& { return p.burst_reset_timeout; }),
+       qfield<P>("mean_packet_size", Kind::kBytes,
+                 [](P& p) -> int64_t& { return p.mean_packet_size; })},
+      [](const P&) { return false; });  // an AQM with a timer: never bypassed
+  k.counters = [](AnyQueue& q) {
+    const algo::DocsisPie& e = *q.get<algo::DocsisPie>();
+    const auto& s = e.stats();
+    return std::vector<QdiscCounter>{
+        {"prob_ppm", static_cast<uint64_t>(e.drop_prob() * 1e6)},  // drop_prob_ x 10^6
+        {"delay_us", static_cast<uint64_t>(e.qdelay().count_ns() / 1000)},
+        {"burst_allowance_us", static_cast<uint64_t>(e.burst_allowance().count_ns() / 1000)},
+        {"buffer_bytes", static_cast<uint64_t>(e.buffer_bytes())},
+        {"pkts_in", s.packets_in},
+        {"early_drops", s.early_drops},
+        {"overlimit", s.overlimit},
+        {"bursts", s.bursts}};
+  };
+  return k;
+}
+
 }  // namespace
 
 const std::vector<QdiscKind>& qdisc_kinds() {
   static const std::vector<QdiscKind> kKinds = {pfifo(), bfifo(), pfifo_fast(), codel(), fq_codel(),
                                                 tbf(), htb(), cake(), fq(),
                                                 // PIE family
-                                                pie(), fq_pie(), dualpi2()};
+                                                pie(), fq_pie(), dualpi2(),
+                                                // DOCSIS-PIE (h-qdisc)
+                                                docsis_pie()};
   return kKinds;
 }
 

@@ -38,9 +38,10 @@ std::string error_of(const std::string& toml_text) {
 }
 
 TEST(QdiscRegistry, KindsAreTheDocumentedOnesInOrder) {
-  EXPECT_EQ(qdisc_kind_names(),
-            (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel", "fq_codel", "tbf",
-                                      "htb", "cake", "fq", "pie", "fq_pie", "dualpi2"}));
+  EXPECT_EQ(
+      qdisc_kind_names(),
+      (std::vector<std::string>{"pfifo", "bfifo", "pfifo_fast", "codel", "fq_codel", "tbf", "htb",
+                                "cake", "fq", "pie", "fq_pie", "dualpi2", "docsis_pie"}));
   EXPECT_EQ(QdiscConfig().kind(), "pfifo_fast");  // Linux default_qdisc
   EXPECT_THROW(QdiscConfig::of_kind("sfq_not_yet"), std::invalid_argument);
 }
@@ -158,7 +159,7 @@ TEST(QdiscRegistry, CakeTakesTcKeywordsAndReportsTcStatistics) {
 TEST(QdiscRegistry, ErrorsNameTheKey) {
   EXPECT_EQ(error_of("qdisc = \"sfq\""),
             "q.toml:1:1: qdisc: expected one of pfifo, bfifo, pfifo_fast, codel, fq_codel, tbf, "
-            "htb, cake, fq, pie, fq_pie, dualpi2, got \"sfq\"");
+            "htb, cake, fq, pie, fq_pie, dualpi2, docsis_pie, got \"sfq\"");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"pfifo_fast\"\npriomap = [1, 2]"),
             "q.toml:3:1: qdisc.priomap: expected 16 bands (one per skb->priority 0..15), got 2");
   EXPECT_EQ(error_of("[qdisc]\nkind = \"fq_codel\"\nflows = 0"),

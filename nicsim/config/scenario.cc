@@ -495,9 +495,57 @@ std::optional<VaryValue> scalar(const toml::node& n) {
 
 struct VaryRead {
   std::vector<VaryAxis> axes;
-  std::vector<std::vector<PathPart>> paths;
+  std::vector<std::vector<std::vector<PathPart>>> paths;  // per axis: the key paths it sets
+  std::vector<std::vector<PathPart>> names;  // per axis: the key as parts, for short names
   std::vector<Location> at;
 };
+
+// One brace group in a [vary] key sets several keys to the same value:
+// "routers.r.interfaces.{lan,wan}.qdisc" is routers.r.interfaces.lan.qdisc and ...wan.qdisc.
+// Returns the keys (the key itself without braces), or nullopt for a malformed group.
+std::optional<std::vector<std::string>> expand_braces(const std::string& key) {
+  const size_t open = key.find('{');
+  const size_t close = key.find('}');
+  if (open == std::string::npos && close == std::string::npos) {
+    return std::vector<std::string>{key};
+  }
+  if (open == std::string::npos || close == std::string::npos || close < open ||
+      key.find_first_of("{}", close + 1) != std::string::npos || key.find('{', open + 1) < close) {
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  const std::string group = key.substr(open + 1, close - open - 1);
+  size_t pos = 0;
+  while (pos <= group.size()) {
+    const size_t comma = group.find(',', pos);
+    const std::string one =
+        key.substr(0, open) + group.substr(pos, comma - pos) + key.substr(close + 1);
+    if (comma == pos || pos == group.size() ||
+        std::find(out.begin(), out.end(), one) != out.end()) {
+      return std::nullopt;  // an empty or repeated alternative
+    }
+    out.push_back(one);
+    if (comma == std::string::npos) {
+      break;
+    }
+    pos = comma + 1;
+  }
+  return out.size() >= 2 ? std::optional(out) : std::nullopt;
+}
+
+// The key as parts for its short name: a brace group stays one literal part ("{lan,wan}").
+std::vector<PathPart> name_parts(const std::string& key, std::vector<PathPart> first) {
+  const size_t open = key.find('{');
+  if (open == std::string::npos) {
+    return first;
+  }
+  const size_t part = static_cast<size_t>(std::count(key.begin(), key.begin() + open, '.'));
+  const size_t begin = key.rfind('.', open) == std::string::npos ? 0 : key.rfind('.', open) + 1;
+  const size_t end = key.find('.', key.find('}'));
+  first[part].key = key.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  first[part].index.reset();
+  return first;
+}
 
 // routers.<r>.<key> or routers.<r>.interfaces.<i>.<key>: the router and interface must exist.
 void check_vary_router_path(const Scenario& s, const std::vector<PathPart>& parts,
@@ -526,48 +574,65 @@ void check_vary_router_path(const Scenario& s, const std::vector<PathPart>& part
   }
 }
 
+// A [vary] key path that names a key the scenario can have (else a one-line error at `at`).
+std::vector<PathPart> checked_vary_path(const std::string& key, const Scenario& s,
+                                        const Location& at, const std::string& kpath) {
+  auto split = split_path(key);
+  if (!split) {
+    fail(at, kpath, "expected a key path like \"hosts.a.nic.bql\" or \"traffic.tcp[0].streams\"");
+  }
+  std::vector<PathPart>& parts = *split;
+  const std::string& top = parts.front().key;
+  static const std::vector<std::string> kTops = {"scenario", "hosts", "wire",  "traffic",
+                                                 "routers",  "links", "routes"};
+  if (std::find(kTops.begin(), kTops.end(), top) == kTops.end()) {
+    fail(at, kpath,
+         "can only vary keys under scenario, hosts, wire, traffic, routers, links or routes, "
+         "got " +
+             quote(top));
+  }
+  if (top == "scenario" && parts.size() == 2 && parts.back().key == "name") {
+    fail(at, kpath, "the scenario name cannot be varied");
+  }
+  if (parts.size() < 2) {
+    fail(at, kpath, "names a whole section; vary a key inside it");
+  }
+  if (top == "hosts") {
+    const std::string& h = parts[1].key;
+    if (s.host(h) == nullptr) {
+      fail(at, kpath, "no host " + quote(h) + " in [hosts]");
+    }
+    if (parts.size() < 3) {
+      fail(at, kpath, "names a whole host; vary a key inside it (e.g. hosts." + h + ".nic)");
+    }
+  }
+  if (top == "routers") {
+    check_vary_router_path(s, parts, at, kpath);
+  }
+  if (top == "wire" && !s.links.empty()) {
+    fail(at, kpath, "there is no [wire] with [[links]]; vary a link's key (links[0].rate)");
+  }
+  if (parts.back().index) {
+    fail(at, kpath, "cannot vary an array element as a whole; vary a key inside it");
+  }
+  return parts;
+}
+
 VaryRead read_vary(const toml::table& v, const Scenario& s, const std::string& file) {
   VaryRead out;
   for (const Entry& e : in_source_order(v)) {
     const std::string key(e.key->str());
     const std::string kpath = join_key("vary", key);
     const Location at = detail::where(*e.key, *e.node, file);
-    auto parts = split_path(key);
-    if (!parts) {
-      fail(at, kpath, "expected a key path like \"hosts.a.nic.bql\" or \"traffic.tcp[0].streams\"");
-    }
-    const std::string& top = parts->front().key;
-    static const std::vector<std::string> kTops = {"scenario", "hosts", "wire",  "traffic",
-                                                   "routers",  "links", "routes"};
-    if (std::find(kTops.begin(), kTops.end(), top) == kTops.end()) {
+    const auto keys = expand_braces(key);
+    if (!keys) {
       fail(at, kpath,
-           "can only vary keys under scenario, hosts, wire, traffic, routers, links or routes, "
-           "got " +
-               quote(top));
+           "a brace group lists two or more different names, once per key: "
+           "\"routers.r.interfaces.{lan,wan}.qdisc\"");
     }
-    if (top == "scenario" && parts->size() == 2 && parts->back().key == "name") {
-      fail(at, kpath, "the scenario name cannot be varied");
-    }
-    if (parts->size() < 2) {
-      fail(at, kpath, "names a whole section; vary a key inside it");
-    }
-    if (top == "hosts") {
-      const std::string& h = (*parts)[1].key;
-      if (s.host(h) == nullptr) {
-        fail(at, kpath, "no host " + quote(h) + " in [hosts]");
-      }
-      if (parts->size() < 3) {
-        fail(at, kpath, "names a whole host; vary a key inside it (e.g. hosts." + h + ".nic)");
-      }
-    }
-    if (top == "routers") {
-      check_vary_router_path(s, *parts, at, kpath);
-    }
-    if (top == "wire" && !s.links.empty()) {
-      fail(at, kpath, "there is no [wire] with [[links]]; vary a link's key (links[0].rate)");
-    }
-    if (parts->back().index) {
-      fail(at, kpath, "cannot vary an array element as a whole; vary a key inside it");
+    std::vector<std::vector<PathPart>> axis_paths;
+    for (const std::string& one : *keys) {
+      axis_paths.push_back(checked_vary_path(one, s, at, kpath));
     }
     const toml::array& values = detail::to_array(*e.node, at, kpath);
     if (values.empty()) {
@@ -599,17 +664,21 @@ VaryRead read_vary(const toml::table& v, const Scenario& s, const std::string& f
       axis.values.push_back(std::move(*sv));
     }
     for (const auto& other : out.axes) {
-      if (other.key == key) {
-        fail(at, kpath, "varied twice");
+      const std::vector<std::string> other_keys = *expand_braces(other.key);
+      for (const std::string& k : other_keys) {
+        if (std::find(keys->begin(), keys->end(), k) != keys->end()) {
+          fail(at, kpath, other.key == key ? "varied twice" : k + " is varied twice");
+        }
       }
     }
+    out.names.push_back(name_parts(key, axis_paths.front()));
     out.axes.push_back(std::move(axis));
-    out.paths.push_back(std::move(*parts));
+    out.paths.push_back(std::move(axis_paths));
     out.at.push_back(at);
   }
   // Short names: the shortest suffix of the key path that is unique among the axes.
   for (size_t i = 0; i < out.axes.size(); ++i) {
-    const auto& p = out.paths[i];
+    const auto& p = out.names[i];
     for (size_t n = 1; n <= p.size(); ++n) {
       std::string suffix;
       for (size_t k = p.size() - n; k < p.size(); ++k) {
@@ -621,7 +690,7 @@ VaryRead read_vary(const toml::table& v, const Scenario& s, const std::string& f
         if (j == i) {
           continue;
         }
-        const auto& q = out.paths[j];
+        const auto& q = out.names[j];
         if (q.size() >= n) {
           std::string s2;
           for (size_t k = q.size() - n; k < q.size(); ++k) {
@@ -1058,10 +1127,18 @@ bool names_a_node_or_interface(const std::vector<PathPart>& path, size_t i) {
 // key path in `root`, creating missing tables below hosts.<h> / routers.<r> / wire / scenario /
 // traffic / links[i] / routes[i].
 void place(toml::table& root, const std::vector<PathPart>& path, size_t which,
-           const std::string& vary_key, const Location& at, const std::string& file) {
+           const std::string& vary_key, const Location& at, const std::string& file,
+           bool last_use) {
   toml::table* vary = root.get_as<toml::table>("vary");
   toml::array* arr = vary->get_as<toml::array>(vary_key);
+  // A brace key places the same value at several paths: copies first, the value itself (with
+  // its source position, for errors) last.
+  toml::array copies;
   toml::node* value = arr->get(which);
+  if (!last_use) {
+    copies = *arr;
+    value = copies.get(which);
+  }
   const std::string kpath = join_key("vary", vary_key);
 
   toml::table* cur = &root;
@@ -1209,7 +1286,10 @@ LoadedScenario load_scenario_text(std::string_view text, const std::string& file
     Run run;
     toml::table root = parse_text(text, file_name);
     for (size_t a = 0; a < vr.axes.size(); ++a) {
-      place(root, vr.paths[a], idx[a], vr.axes[a].key, vr.at[a], file_name);
+      for (size_t k = 0; k < vr.paths[a].size(); ++k) {
+        place(root, vr.paths[a][k], idx[a], vr.axes[a].key, vr.at[a], file_name,
+              k + 1 == vr.paths[a].size());
+      }
       run.params.emplace_back(vr.axes[a].key, vr.axes[a].values[idx[a]]);
       run.label += (a == 0 ? "" : " ") + vr.axes[a].short_name + "=" +
                    format_vary_value(vr.axes[a].values[idx[a]]);

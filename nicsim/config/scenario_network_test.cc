@@ -177,6 +177,28 @@ TEST(ScenarioNetwork, VaryReachesLinkAndRouterKeys) {
   EXPECT_EQ(load(dump(s)).runs.at(0).scenario, s);
 }
 
+// A brace group sets several keys to one value per run: both ends of a bottleneck get the same
+// qdisc (scenarios/qdiscs/rrul-by-qdisc.toml).
+TEST(ScenarioNetwork, VaryBraceGroupSetsEveryKeyItNames) {
+  const LoadedScenario l =
+      load(dumbbell(0, "",
+                    "[vary]\n\"routers.{r1,r2}.interfaces.wan.qdisc\" = [\"fq_codel\", \"pie\"]\n"
+                    "\"links[{0,1}].delay\" = [\"2ms\"]\n"));
+  ASSERT_EQ(l.runs.size(), 2u);
+  EXPECT_EQ(l.scenario.vary[0].short_name, "qdisc");
+  EXPECT_EQ(l.runs[1].label, "qdisc=pie delay=2ms");
+  for (const config::Run& r : l.runs) {
+    const Scenario& s = r.scenario;
+    EXPECT_EQ(s.routers[0].interfaces[2].qdisc.kind(), s.routers[1].interfaces[0].qdisc.kind());
+    EXPECT_EQ(s.links[0].forward.delay, Duration::ms(2));
+    EXPECT_EQ(s.links[1].forward.delay, Duration::ms(2));
+    EXPECT_EQ(s.links[2].forward.delay, Duration::ms(5));
+  }
+  EXPECT_EQ(l.runs[1].scenario.routers[0].interfaces[2].qdisc.kind(), "pie");
+  EXPECT_EQ(l.runs[1].params[0].first, "routers.{r1,r2}.interfaces.wan.qdisc");
+  EXPECT_EQ(load(dump(l.scenario)).scenario.vary, l.scenario.vary);  // the key stays quoted
+}
+
 // Traffic between any two hosts of a network: plan() by host index, recorder_layout() with the
 // hosts' names and a->b for a sender written before its receiver; rrul with any client/server.
 TEST(ScenarioNetwork, PlansTrafficBetweenAnyHosts) {
@@ -346,6 +368,15 @@ TEST(ScenarioNetworkErrors, VaryKeysMustNameExistingRoutersAndLinks) {
       "router \"r1\"");
   EXPECT_EQ(error_of(dumbbell(0, "", "[vary]\n\"links[7].rate\" = [\"1Mbit\"]\n")),
             "scenarios/n.toml:61:1: vary.\"links[7].rate\": no links[7] in the scenario");
+  EXPECT_EQ(error_of(dumbbell(0, "", "[vary]\n\"routers.{r1,r9}.cpu\" = [\"x86-desktop\"]\n")),
+            "scenarios/n.toml:61:1: vary.\"routers.{r1,r9}.cpu\": no router \"r9\" in [routers]");
+  EXPECT_EQ(error_of(dumbbell(0, "", "[vary]\n\"routers.{r1}.cpu\" = [\"x86-desktop\"]\n")),
+            "scenarios/n.toml:61:1: vary.\"routers.{r1}.cpu\": a brace group lists two or more "
+            "different names, once per key: \"routers.r.interfaces.{lan,wan}.qdisc\"");
+  EXPECT_EQ(error_of(dumbbell(0, "",
+                              "[vary]\n\"links[{0,1}].rate\" = [\"1Mbit\"]\n"
+                              "\"links[1].rate\" = [\"2Mbit\"]\n")),
+            "scenarios/n.toml:62:1: vary.\"links[1].rate\": links[1].rate is varied twice");
   EXPECT_EQ(error_of(dumbbell(0, "", "[vary]\n\"wire.rate\" = [\"1Mbit\"]\n")),
             "scenarios/n.toml:61:1: vary.\"wire.rate\": there is no [wire] with [[links]]; vary a "
             "link's key (links[0].rate)");

@@ -574,6 +574,49 @@ std::string format_comparison_table(const std::vector<Comparison>& rows) {
   return out;
 }
 
+std::string format_latency_under_load_summary(const std::vector<Run>& runs) {
+  std::vector<std::vector<std::string>> rows = {{"run", "idle ms", "loaded ms", "induced ms",
+                                                 "EF p50 ms", "grade", "RPM", "a->b Mbit/s",
+                                                 "b->a Mbit/s"}};
+  for (const Run& r : runs) {
+    if (!r.latency_under_load) {
+      continue;
+    }
+    const LatencyUnderLoad& l = *r.latency_under_load;
+    const auto ef = l.per_dscp.find("EF");
+    rows.push_back(
+        {r.label.empty() ? "(single)" : r.label, printf_string("%.2f", l.idle_rtt.mean),
+         printf_string("%.2f", l.loaded_rtt.mean), printf_string("%.2f", l.induced_latency_ms),
+         ef == l.per_dscp.end() ? "-" : printf_string("%.2f", ef->second.p50), l.grade,
+         printf_string("%.0f", l.rpm), printf_string("%.1f", l.goodput_bps[Direction::kAtoB] / 1e6),
+         printf_string("%.1f", l.goodput_bps[Direction::kBtoA] / 1e6)});
+  }
+  if (rows.size() < 3) {
+    return {};
+  }
+  std::vector<size_t> w(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      w[i] = std::max(w[i], row[i].size());
+    }
+  }
+  std::string out = "latency under load, by run\n";
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (size_t i = 0; i < rows[k].size(); ++i) {
+      out += (i == 0 ? left(rows[k][i], w[i]) : " | " + cell(rows[k][i], w[i]));
+    }
+    out += "\n";
+    if (k == 0) {
+      size_t total = w[0];
+      for (size_t i = 1; i < w.size(); ++i) {
+        total += w[i] + 3;
+      }
+      out += std::string(total, '-') + "\n";
+    }
+  }
+  return out;
+}
+
 std::string format_progress(size_t run_number, size_t run_count, std::string_view label,
                             double simulated_s, double duration_s, double speed) {
   std::string out = printf_string("run %zu/%zu", run_number, run_count);

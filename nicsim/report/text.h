@@ -103,6 +103,10 @@ std::string format_progress(size_t run_number, size_t run_count, std::string_vie
 // summaries of ICMP probes, latency table, latency under load, stage table, comparison table.
 // The iperf3 tables merge intervals shorter than 1 s (rrul bins) into rows of >= 1 s.
 std::string format_run_report(const Run& run);
+// Runs with rrul side by side, one row each: idle and loaded RTT means, induced latency, the
+// EF probe's loaded median, grade, RPM and load-phase goodput per direction (docs/rrul.md).
+// Empty unless at least two runs have a latency-under-load block.
+std::string format_latency_under_load_summary(const std::vector<Run>& runs);
 std::string format_results_report(const Results& results);
 
 // Writes text to f (no-op for nullptr). Returns false on a write error.

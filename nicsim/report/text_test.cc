@@ -279,6 +279,35 @@ TEST(ReportText, ComparisonTable) {
   EXPECT_EQ(format_comparison_table({}), "");
 }
 
+// Runs with rrul side by side (nicsim run prints it after the runs); runs without a
+// latency-under-load block are skipped, and one such run alone gives no table.
+TEST(ReportText, LatencyUnderLoadSummary) {
+  report::Run a;
+  a.label = "qdisc=pfifo";
+  a.latency_under_load = report::LatencyUnderLoad{};
+  a.latency_under_load->idle_rtt.mean = 10.25;
+  a.latency_under_load->loaded_rtt.mean = 130.5;
+  a.latency_under_load->induced_latency_ms = 120.25;
+  a.latency_under_load->per_dscp["EF"].p50 = 128;
+  a.latency_under_load->grade = "C";
+  a.latency_under_load->rpm = 460;
+  a.latency_under_load->goodput_bps = {18.94e6, 18.46e6};
+  report::Run b = a;
+  b.label = "qdisc=fq_codel";
+  b.latency_under_load->induced_latency_ms = 1.5;
+  b.latency_under_load->per_dscp.clear();
+  EXPECT_EQ(format_latency_under_load_summary({a, report::Run{}, b}),
+            "latency under load, by run\n"
+            "run            | idle ms | loaded ms | induced ms | EF p50 ms | grade | RPM | "
+            "a->b Mbit/s | b->a Mbit/s\n" +
+                std::string(103, '-') + "\n" +
+                "qdisc=pfifo    |   10.25 |    130.50 |     120.25 |    128.00 |     C | 460 | "
+                "       18.9 |        18.5\n"
+                "qdisc=fq_codel |   10.25 |    130.50 |       1.50 |         - |     C | 460 | "
+                "       18.9 |        18.5\n");
+  EXPECT_EQ(format_latency_under_load_summary({a}), "");
+}
+
 TEST(ReportText, LatencyUnderLoadBlock) {
   // The full sample's second run: idle RTT 344, 399 us; loaded 432, 558, 401, 1000 us + 3 lost;
   // one-way, per-DSCP and SRTT rows; RPM 100000 with a self term.
