@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_output.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-apps-module.h"
@@ -68,6 +69,9 @@
 #endif
 
 using namespace ns3;
+using bench::Json;
+using bench::percentile;
+using bench::process_cpu_s;
 
 namespace {
 
@@ -96,16 +100,6 @@ void on_backlog(BacklogLog* log, uint32_t /*old_value*/, uint32_t new_value) {
   log->max = std::max(log->max, new_value);
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) {
-    return std::nan("");
-  }
-  std::sort(v.begin(), v.end());
-  const size_t idx =
-      std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1);
-  return v[q <= 0 ? 0 : idx];
-}
-
 double mean(const std::vector<double>& v) {
   if (v.empty()) {
     return std::nan("");
@@ -126,45 +120,6 @@ double jain(const std::vector<double>& v) {
     sum_sq += x * x;
   }
   return sum_sq > 0 ? sum * sum / (static_cast<double>(v.size()) * sum_sq) : std::nan("");
-}
-
-// One flat JSON object on one line (as in stmmac_bql.cc).
-class Json {
- public:
-  void str(const char* key, const std::string& value) { add(key, "\"" + value + "\""); }
-  void boolean(const char* key, bool value) { add(key, value ? "true" : "false"); }
-  void num(const char* key, uint64_t value) { add(key, std::to_string(value)); }
-  void num(const char* key, uint32_t value) { add(key, std::to_string(value)); }
-  void num(const char* key, double value) {
-    if (std::isnan(value)) {
-      add(key, "null");
-      return;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f", value);
-    std::string text = buf;
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') {
-      text.pop_back();
-    }
-    add(key, text);
-  }
-  std::string finish() const { return "{" + body_ + "}"; }
-
- private:
-  void add(const char* key, const std::string& value) {
-    if (!body_.empty()) {
-      body_ += ",";
-    }
-    body_ += "\"" + std::string(key) + "\":" + value;
-  }
-  std::string body_;
-};
-
-double process_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 struct Options {
