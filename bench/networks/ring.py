@@ -11,7 +11,9 @@ flows of several routers' hosts and is the bottleneck; each router egress onto t
 pfifo of 1000 packets. Hosts and routers: x86-desktop CPU, generic-1g NICs. A ping h0_0 -> its
 peer every 100 ms samples the latency.
 
-  python3 bench/networks/ring.py > ring.toml                  # 64 hosts, 8 routers, 256 flows
+  python3 bench/networks/ring.py > bench/networks/ring-64h-8r.toml   # 64 hosts, 8 routers,
+                                                                      # 256 flows, 10 s (committed)
+  nicsim run bench/networks/ring-64h-8r.toml
   python3 bench/networks/ring.py --hosts-per-router 2 --ring-rate 100Mbit --duration 5s
 """
 import argparse
@@ -77,7 +79,7 @@ def ring(routers, hosts_per_router, streams, ring_rate, ring_delay, duration, qd
     w("")
     w("[[traffic.ping]]")
     w('from = "h0_0"')
-    w(f'to = "h1_0"')
+    w('to = "h1_0"')
     w('interval = "100ms"')
     return "\n".join(out) + "\n"
 
