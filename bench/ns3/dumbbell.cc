@@ -41,7 +41,7 @@
 // "cpu_s" are the steady-clock and process-CPU time of Simulator::Run() alone (setup_s
 // apart). Bottleneck queue: drops and the time-weighted mean backlog in packets of rl's egress
 // qdisc, from its PacketsInQueue trace (no sampling events). goodput = bytes received by the
-// sinks * 8 / simTime; goodput_min/max_flow_mbit and jain the per-flow spread.
+// sinks * 8 / simTime; goodput_min/max_flow_mbit the per-flow spread.
 //
 // Output: one human line starting with "# ", then one JSON object on one line (the keys of
 // stmmac_bql.cc where they apply; bench/ns3/table.sh tabulates them).
@@ -111,16 +111,6 @@ double mean(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size());
 }
 
-// Jain's fairness index (sum x)^2 / (n sum x^2).
-double jain(const std::vector<double>& v) {
-  double sum = 0;
-  double sum_sq = 0;
-  for (double x : v) {
-    sum += x;
-    sum_sq += x * x;
-  }
-  return sum_sq > 0 ? sum * sum / (static_cast<double>(v.size()) * sum_sq) : std::nan("");
-}
 
 struct Options {
   uint32_t senders = 2;
@@ -356,7 +346,6 @@ int main(int argc, char* argv[]) {
   json.num("goodput_mbit", goodput_mbit);
   json.num("goodput_min_flow_mbit", *std::min_element(flow_mbit.begin(), flow_mbit.end()));
   json.num("goodput_max_flow_mbit", *std::max_element(flow_mbit.begin(), flow_mbit.end()));
-  json.num("jain", jain(flow_mbit));
   json.num("ping_rtt_mean_ms", mean(pings.rtt_ms));
   json.num("ping_rtt_p50_ms", percentile(pings.rtt_ms, 0.5));
   json.num("ping_rtt_p99_ms", percentile(pings.rtt_ms, 0.99));

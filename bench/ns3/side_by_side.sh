@@ -11,8 +11,8 @@
 #                        2 receivers, 4 CUBIC flows and a ping, 30 s simulated:
 #                        bench/ns3/nicsim_dumbbell.toml and bench/ns3/dumbbell.cc
 # Besides the speed, each JSON line carries what both simulated (goodput, probe/ping RTT, and
-# for the dumbbell the bottleneck's drops and mean backlog), so the summary shows how close the
-# two simulations are.
+# for the dumbbell the per-flow goodput range and the bottleneck's drops and mean backlog), so
+# the summary shows how close the two simulations are.
 #
 # Usage: bench/ns3/side_by_side.sh [--case NAME] [--repeat N] [--nicsim PATH] [--callgrind]
 #   --case NAME   stmmac_bql (default) or dumbbell
@@ -99,8 +99,10 @@ else:
     else:  # dumbbell: the bottleneck is rl's egress "rl.wan"
         ping = run["latency_ms"]["ping"]
         q = run["queues"]["rl.wan"]["qdisc_packets"]
+        per_flow = [f["receiver"]["bits_per_second"] / 1e6 for f in run["transfer"]["a->b"]["flows"]]
         r.update({"rate_mbit": 100, "qdisc": "pfifo", "flows": len(run["transfer"]["a->b"]["flows"]),
-                  "jain": round(run["fairness"], 4),
+                  "goodput_min_flow_mbit": round(min(per_flow), 2),
+                  "goodput_max_flow_mbit": round(max(per_flow), 2),
                   "ping_rtt_mean_ms": round(ping["mean"], 3), "ping_rtt_p50_ms": round(ping["p50"], 3),
                   "ping_rtt_p99_ms": round(ping["p99"], 3),
                   "bottleneck_drops": run["interfaces"]["rl.wan"]["qdisc_drops"],
@@ -142,7 +144,7 @@ print("| | ns-3 | nicsim | ratio (median) |")
 print("|---|---|---|---|")
 # What both simulated (deterministic: the first run of each tool).
 for key in ["goodput_mbit", "probe_rtt_mean_ms", "ping_rtt_mean_ms", "ping_rtt_p50_ms",
-            "ping_rtt_p99_ms", "jain", "bottleneck_drops", "bottleneck_backlog_mean_pkts", "events"]:
+            "ping_rtt_p99_ms", "goodput_min_flow_mbit", "goodput_max_flow_mbit", "bottleneck_drops", "bottleneck_backlog_mean_pkts", "events"]:
     if by["ns-3"] and by["nicsim"] and key in by["ns-3"][0] and key in by["nicsim"][0]:
         a, b = by["ns-3"][0][key], by["nicsim"][0][key]
         ratio = "%.2f" % (b / a) if a else ""
