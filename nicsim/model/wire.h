@@ -34,21 +34,21 @@ class Wire {
  public:
   struct Params {
     Rate rate = Rate::mbit(100);
-    Duration delay = Duration::zero();   // one-way propagation delay
-    double loss = 0.0;                   // probability a frame is lost, [0, 1)
-    Duration jitter = Duration::zero();  // extra delay, uniform in [0, jitter]
-    uint64_t seed = 1;                   // RNG seed for loss and jitter
+    Duration delay = Duration::zero();  // one-way propagation delay
+    double loss = 0.0;                  // probability a frame is lost, [0, 1)
+    Duration jitter = Duration::zero(); // extra delay, uniform in [0, jitter]
+    uint64_t seed = 1;                  // RNG seed for loss and jitter
     EthernetOverhead overhead{};
     Validation validate() const;
   };
   struct Stats {
-    uint64_t frames = 0;      // frames transmitted (including lost ones)
-    uint64_t bytes = 0;       // their skb->len bytes
-    uint64_t wire_bytes = 0;  // byte times used, with preamble, FCS, padding and IFG
+    uint64_t frames = 0;        // frames transmitted (including lost ones)
+    uint64_t bytes = 0;         // their skb->len bytes
+    uint64_t wire_bytes = 0;    // byte times used, with preamble, FCS, padding and IFG
     uint64_t lost = 0;
     uint64_t delivered = 0;
-    Duration busy;    // total serialisation time
-    Duration paused;  // time the transmitter was held by PAUSE
+    Duration busy;              // total serialisation time
+    Duration paused;            // time the transmitter was held by PAUSE
   };
   // What transmit() tells the sender.
   struct TxTiming {
@@ -82,7 +82,7 @@ class Wire {
     Packet frame;
   };
   Params params_;
-  Time busy_start_;          // start of the current back-to-back busy period
+  Time busy_start_;       // start of the current back-to-back busy period
   uint64_t busy_bytes_ = 0;  // wire bytes sent in it
   Time busy_until_;
   Time paused_until_;
