@@ -78,7 +78,11 @@ Validation Router::Params::validate() const {
 }
 
 Router::Router(const Params& params, std::vector<std::unique_ptr<Nic>> nics)
-    : params_(params), nics_(std::move(nics)), ports_(nics_.size()) {
+    : params_(params),
+      nics_(std::move(nics)),
+      ports_(nics_.size()),
+      wires_(nics_.size()),
+      next_(nics_.size()) {
   require_valid(params_);
   if (nics_.size() != params_.interfaces.size()) {
     throw std::invalid_argument("Router: " + std::to_string(nics_.size()) + " NICs for " +
@@ -93,6 +97,22 @@ Router::Router(const Params& params, std::vector<std::unique_ptr<Nic>> nics)
 void Router::attach(int iface, Wire* out, Wire* in) {
   const auto i = static_cast<size_t>(iface);
   nics_.at(i)->attach(out, in, &cpu_, &ports_[i]);
+  wires_[i] = Wires{out, in};
+  next_[i].valid = false;
+}
+
+Time Router::nic_next(size_t i) const {
+  NextCache& c = next_[i];
+  const Wires& w = wires_[i];
+  const uint64_t in_frames = w.in != nullptr ? w.in->stats().frames : 0;
+  const Time out_paused = w.out != nullptr ? w.out->paused_until() : Time::zero();
+  if (!c.valid || c.in_frames != in_frames || c.out_paused != out_paused) {
+    c.at = nics_[i]->next_event().value_or(kNever);
+    c.in_frames = in_frames;
+    c.out_paused = out_paused;
+    c.valid = true;
+  }
+  return c.at;
 }
 
 void Router::receive(int in, Packet&& frame, Time now) {
@@ -124,23 +144,27 @@ void Router::drop(Time now, const Packet& p, int in, RouterObserver::Drop why) {
 }
 
 std::optional<Time> Router::next_event() const {
-  std::optional<Time> t;
-  if (!in_flight_.empty()) {
-    t = in_flight_.front().done;
+  Time t = in_flight_.empty() ? kNever : in_flight_.front().done;
+  for (size_t i = 0; i < nics_.size(); ++i) {
+    t = min(t, nic_next(i));
   }
-  for (const auto& nic : nics_) {
-    if (const std::optional<Time> n = nic->next_event(); n && (!t || *n < *t)) {
-      t = n;
-    }
+  if (t == kNever) {
+    return std::nullopt;
   }
   return t;
 }
 
-bool Router::step(Time now) {
+bool Router::step(Time now, bool first) {
   bool ran = false;
-  for (auto& nic : nics_) {
-    if (const std::optional<Time> n = nic->next_event(); n && *n <= now) {
-      nic->advance(now);
+  for (size_t i = 0; i < nics_.size(); ++i) {
+    // After the first pass only a NIC the router called since can be due at `now`: the other
+    // NICs' wires change only from the other end, which does not run meanwhile.
+    if (!first && next_[i].valid) {
+      continue;
+    }
+    if (nic_next(i) <= now) {
+      nics_[i]->advance(now);
+      next_[i].valid = false;
       ran = true;
     }
   }
@@ -150,8 +174,10 @@ bool Router::step(Time now) {
     if (observer_ != nullptr) {
       observer_->on_forward(now, job.frame, job.in, job.out);
     }
-    Port& port = ports_[static_cast<size_t>(job.out)];
-    if (nics_[static_cast<size_t>(job.out)]->send(std::move(job.frame), now) == Verdict::kDropped) {
+    const auto out = static_cast<size_t>(job.out);
+    Port& port = ports_[out];
+    next_[out].valid = false;
+    if (nics_[out]->send(std::move(job.frame), now) == Verdict::kDropped) {
       ++port.stats.egress_refused;
       ++stats_.egress_refused;
     } else {
@@ -164,7 +190,7 @@ bool Router::step(Time now) {
 }
 
 void Router::advance(Time now) {
-  while (step(now)) {
+  for (bool first = true; step(now, first); first = false) {
   }
 }
 

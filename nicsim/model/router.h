@@ -22,6 +22,13 @@
 // No clock, no I/O: like the NICs, next_event() / advance(now); the back-end calls advance(now)
 // whenever now >= next_event() and after every input (a frame arriving on a wire the router's
 // NICs read) re-reads next_event().
+//
+// Speed: the router caches each NIC's next_event(), because a NIC's next event changes only when
+// the router calls it (advance, send) or when one of its wires changes from the other end — a
+// frame put on its incoming wire (Wire::stats().frames moves) or a PAUSE on its outgoing wire
+// (Wire::paused_until() moves; UsbNic's MAC waits for it). Both are checked on every look, so
+// the cache is exact; it saves the NICs' own next_event() computation, which dominated a
+// router's cost (docs/benchmarks.md, 2026-12-02). Callers must not change a NIC through nic().
 
 #include <cstdint>
 #include <deque>
@@ -120,6 +127,20 @@ class Router {
     // for it on a router (no socket, no TCP Small Queues).
     void tx_released(const TxRelease& /*r*/, Time /*now*/) override {}
   };
+  // The cached next_event() of one interface's NIC (kNever: none) and the state of its wires
+  // when it was read; `valid` is cleared when the router calls the NIC.
+  struct NextCache {
+    Time at;
+    uint64_t in_frames = 0;  // in->stats().frames
+    Time out_paused;         // out->paused_until()
+    bool valid = false;
+  };
+  struct Wires {
+    Wire* out = nullptr;
+    Wire* in = nullptr;
+  };
+  static constexpr Time kNever = Time::max();
+
   // A frame whose forwarding job is on the Cpu; jobs complete in the order they were queued
   // (the Cpu is one serial server), so a FIFO is their agenda.
   struct InFlight {
@@ -132,11 +153,16 @@ class Router {
   void receive(int in, Packet&& frame, Time now);
   void drop(Time now, const Packet& p, int in, RouterObserver::Drop why);
   // Runs the NICs and the forwarding jobs due at `now` once; returns whether anything ran.
-  bool step(Time now);
+  // `first`: the first pass at `now`, which looks at every NIC.
+  bool step(Time now, bool first);
+  // NIC `i`'s next_event() (kNever: none), from the cache when its wires have not changed.
+  Time nic_next(size_t i) const;
 
   Params params_;
   std::vector<std::unique_ptr<Nic>> nics_;
   std::vector<Port> ports_;
+  std::vector<Wires> wires_;
+  mutable std::vector<NextCache> next_;
   Cpu cpu_;
   std::deque<InFlight> in_flight_;
   Stats stats_;

@@ -65,6 +65,8 @@ class Wire {
   void pause_until(Time until);
   // When the transmitter could start a frame offered at `now`.
   Time free_at(Time now) const;
+  // The end of the latest PAUSE (moves only when pause_until() extends it).
+  Time paused_until() const { return paused_until_; }
 
   std::optional<Time> next_ready() const;
   std::optional<Packet> pop_arrived(Time now);
