@@ -878,6 +878,7 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/receiver", receiver_table()),
           spec("/$defs/direction_transfer", transfer_table()),
           spec("/$defs/direction_transfer/properties/flows/items", flow_transfer_table()),
+          spec("/$defs/flow_ecn", flow_ecn_table()),
           spec("/$defs/pair_transfer", pair_transfer_table()),
           spec("/$defs/stage_list/items", stage_table()),
           spec("/$defs/comparison", comparison_table()),

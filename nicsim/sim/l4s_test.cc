@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "nicsim/config/error.h"
 #include "nicsim/config/scenario.h"
+#include "nicsim/config/traffic_plan.h"
 #include "nicsim/sim/simulation.h"
 
 namespace nicsim::sim {
@@ -20,8 +22,8 @@ config::LoadOptions options() {
 }
 
 const report::FlowTransfer* flow_from(const report::Run& r, const std::string& host) {
-  for (const auto& dir : r.transfer) {
-    for (const report::FlowTransfer& f : dir.flows) {
+  for (report::Direction d : report::kDirections) {
+    for (const report::FlowTransfer& f : r.transfer[d].flows) {
       if (f.from == host) {
         return &f;
       }
@@ -66,6 +68,13 @@ from = "a"
 to = "b"
 )";
 
+// The network without the host's tcp.ecn, plus keys for its flow.
+std::string with_flow(const std::string& flow_keys) {
+  std::string text = kCodelNetwork;
+  text.replace(text.find("[hosts.a.tcp]\necn = true\n"), 25, "");
+  return text + flow_keys;
+}
+
 TEST(SimEcn, ClassicEcnThroughFqCodelMarksInsteadOfDropping) {
   const config::LoadedScenario s = config::load_scenario_text(kCodelNetwork, "t.toml", options());
   const report::Run r = Simulation(s.runs.at(0)).run();
@@ -74,7 +83,7 @@ TEST(SimEcn, ClassicEcnThroughFqCodelMarksInsteadOfDropping) {
   ASSERT_TRUE(f->ecn.has_value());
   EXPECT_EQ(f->ecn->codepoint, "ect0");
   const auto& q = r.interfaces.at("r.wan").qdisc;
-  EXPECT_GT(q.at("ecn_mark"), 10u);
+  EXPECT_GE(q.at("ecn_mark"), 5u);  // CUBIC's slow sawtooth: a mark every second or so
   EXPECT_EQ(f->ecn->ce_marked, q.at("ecn_mark"));  // every mark reached the receiver
   EXPECT_GT(f->ecn->ce_echoed, 0u);
   EXPECT_GT(f->ecn->cwnd_reductions, 5u);
@@ -83,15 +92,45 @@ TEST(SimEcn, ClassicEcnThroughFqCodelMarksInsteadOfDropping) {
 }
 
 TEST(SimEcn, EcnOffByDefaultLeavesTheResultsAlone) {
-  std::string text = kCodelNetwork;
-  text.replace(text.find("[hosts.a.tcp]\necn = true\n"), 25, "");
-  const config::LoadedScenario s = config::load_scenario_text(text, "t.toml", options());
+  const config::LoadedScenario s = config::load_scenario_text(with_flow(""), "t.toml", options());
   const report::Run r = Simulation(s.runs.at(0)).run();
   const report::FlowTransfer* f = flow_from(r, "a");
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->ecn.has_value());
   EXPECT_EQ(r.interfaces.at("r.wan").qdisc.at("ecn_mark"), 0u);
   EXPECT_GT(f->sender.retransmits, 0u);  // CoDel drops instead
+}
+
+// ---- the flow's `ecn` key (config::read_traffic, config::flow_ecn) ----
+
+std::string load_error(const std::string& text) {
+  try {
+    config::load_scenario_text(text, "t.toml", options());
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SimEcn, FlowEcnKeyDefaultsAndRefusals) {
+  const auto plan_ecn = [](const std::string& text) {
+    const config::LoadedScenario s = config::load_scenario_text(text, "t.toml", options());
+    return config::plan(s.runs.at(0).scenario).flows.at(0).ecn;
+  };
+  EXPECT_EQ(plan_ecn(with_flow("")), "off");
+  EXPECT_EQ(plan_ecn(kCodelNetwork), "classic");  // the host's tcp.ecn
+  EXPECT_EQ(plan_ecn(with_flow("cc = \"dctcp\"\n")), "classic");
+  EXPECT_EQ(plan_ecn(with_flow("cc = \"prague\"\n")), "l4s");
+  EXPECT_EQ(plan_ecn(with_flow("cc = \"dctcp\"\necn = \"l4s\"\n")), "l4s");
+  EXPECT_EQ(plan_ecn(with_flow("ecn = \"classic\"\n")), "classic");
+  // t.toml:<line>:<col>: traffic.tcp[0].ecn: ...
+  EXPECT_NE(load_error(with_flow("ecn = \"l4s\"\n")).find("traffic.tcp[0].ecn: \"l4s\""),
+            std::string::npos);
+  EXPECT_NE(load_error(with_flow("cc = \"prague\"\necn = \"off\"\n")).find("prague needs ECN"),
+            std::string::npos);
+  EXPECT_NE(load_error(with_flow("ecn = \"ect1\"\n")).find("expected one of off, classic, l4s"),
+            std::string::npos);
+  EXPECT_NE(load_error(with_flow("cc = \"vegas\"\n")).find("dctcp, prague"), std::string::npos);
 }
 
 struct L4sRun {
@@ -117,7 +156,8 @@ L4sRun run_l4s(const std::string& scalable_cc, const std::string& ecn) {
   return out;
 }
 
-void expect_l4s(const L4sRun& r) {
+// max_ratio: the scalable flow's rate over the classic one's (see docs/fidelity.md "L4S").
+void expect_l4s(const L4sRun& r, double max_ratio) {
   ASSERT_NE(r.scalable, nullptr);
   ASSERT_NE(r.classic, nullptr);
   // The scalable flow's queue: about a millisecond (the 1 ms step); the classic one near the
@@ -134,24 +174,25 @@ void expect_l4s(const L4sRun& r) {
   EXPECT_GT(r.scalable->ecn->ce_marked, 100u);
   EXPECT_FALSE(r.classic->ecn.has_value());
   // Both get throughput, the link is full, and the coupling (k = 2) keeps the rates within a
-  // small factor of each other (RFC 9332 §2.1: roughly equal rates).
+  // small factor of each other (RFC 9332 §2.1 balances windows; the classic flow's RTT carries
+  // the 15 ms queue, the scalable one's about 1 ms, so the scalable rate is the larger).
   const double s_bps = r.scalable->receiver.bits_per_second;
   const double c_bps = r.classic->receiver.bits_per_second;
   EXPECT_GT(s_bps + c_bps, 85e6);
-  EXPECT_GT(s_bps / c_bps, 1.0 / 3);
-  EXPECT_LT(s_bps / c_bps, 3.0);
+  EXPECT_GT(s_bps / c_bps, 1.0);
+  EXPECT_LT(s_bps / c_bps, max_ratio);
   // The ping (Not-ECT) waits in the Classic queue: its RTT is the base RTT plus about C's delay.
   EXPECT_GT(r.run.latency_ms.at("ping").rtt.p50, 20.0 + 0.5 * r.c_ms);
 }
 
 TEST(SimL4s, PragueKeepsAMillisecondBesideCubicThroughDualPi2) {
   const L4sRun r = run_l4s("prague", "l4s");
-  expect_l4s(r);
+  expect_l4s(r, 3.0);  // 64.9 / 28.7 Mbit/s = 2.3
 }
 
 TEST(SimL4s, DctcpWithEct1BehavesAsAScalableFlowToo) {
   const L4sRun r = run_l4s("dctcp", "l4s");
-  expect_l4s(r);
+  expect_l4s(r, 5.0);  // 74.6 / 19.2 Mbit/s = 3.9 (docs/fidelity.md "L4S")
 }
 
 TEST(SimL4s, ClassicEcnDctcpGoesToTheClassicQueue) {
