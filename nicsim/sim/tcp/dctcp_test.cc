@@ -270,7 +270,7 @@ TEST(DctcpLoopback, StepMarkingHoldsTheQueueNearKAtFullRate) {
 }
 
 // A constant marking fraction p independent of the queue: alpha tracks p (RFC 8257 §3.3's
-// estimate of the fraction of marked bytes), within the EWMA's noise.
+// estimate of the fraction of marked bytes), within the EWMA's noise, and cwnd settles at 2/p.
 TEST(DctcpLoopback, AlphaEstimatesAConstantMarkingFraction) {
   testing::LinkConfig link;
   link.rate = Rate::mbit(100);
@@ -281,13 +281,18 @@ TEST(DctcpLoopback, AlphaEstimatesAConstantMarkingFraction) {
   rcv.ecn_feedback = EcnFeedback::kDctcp;
   testing::Loopback lb(link, {dctcp_params()}, rcv);
   double sum = 0.0;
+  double cwnd = 0.0;
   int n = 0;
   for (int ms = 2000; ms <= 20000; ms += 100) {
     lb.run_until(Time::zero() + Duration::ms(ms));
     sum += lb.sender(0).dctcp()->alpha() / 1024.0;
+    cwnd += lb.sender(0).cwnd();
     ++n;
   }
   EXPECT_NEAR(sum / n, 0.05, 0.015);
+  // The window where +1 segment per RTT balances a cut of cwnd·α/2 in every window: 2/p = 40
+  // (measured 38.2).
+  EXPECT_NEAR(cwnd / n, 2 / 0.05, 6.0);
   // Fed-back CE segments ≈ received CE marks (each ECE ACK covers the segments it acks).
   const double echoed = static_cast<double>(lb.sender(0).stats().delivered_ce);
   const double marked = static_cast<double>(lb.receiver(0).stats().ce_received);
