@@ -129,6 +129,9 @@ std::string dump(const Scenario& s) {
     if (f.cc) {
       out += "cc = " + quote(*f.cc) + "\n";
     }
+    if (f.ecn) {
+      out += "ecn = " + quote(*f.ecn) + "\n";
+    }
   }
   for (const PingConfig& p : s.traffic.ping) {
     out += "\n[[traffic.ping]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";

@@ -82,13 +82,44 @@ PresetUse preset_use(const toml::node& n, const Location& at, const std::string&
   fail(at, path, "expected a preset name or a table with preset = \"...\", got " + render(n));
 }
 
+// `cc`: the simulator's congestion controls (docs/sim/tcp.md).
+std::optional<std::string> read_cc(TableReader& r) {
+  auto cc = r.opt_string("cc");
+  if (cc && *cc != "cubic" && *cc != "reno" && *cc != "bbr" && *cc != "dctcp" && *cc != "prague") {
+    fail(r.key_location("cc"), r.key_path("cc"),
+         "expected one of cubic, reno, bbr, dctcp, prague, got " + quote(*cc));
+  }
+  return cc;
+}
+
+// A flow's `ecn`: "off", "classic" (RFC 3168, ECT(0)) or "l4s" (RFC 9331, ECT(1)); dctcp and
+// prague need ECN, and ECT(1) is for scalable congestion controls only (RFC 9331 §4.3).
+std::optional<std::string> read_flow_ecn(TableReader& r, const std::string& cc) {
+  auto ecn = r.opt_string("ecn");
+  if (!ecn) {
+    return ecn;
+  }
+  if (*ecn != "off" && *ecn != "classic" && *ecn != "l4s") {
+    fail(r.key_location("ecn"), r.key_path("ecn"),
+         "expected one of off, classic, l4s, got " + quote(*ecn));
+  }
+  const bool scalable = cc == "dctcp" || cc == "prague";
+  if (*ecn == "off" && scalable) {
+    fail(r.key_location("ecn"), r.key_path("ecn"), cc + " needs ECN");
+  }
+  if (*ecn == "l4s" && !scalable) {
+    fail(r.key_location("ecn"), r.key_path("ecn"),
+         "\"l4s\" (ECT(1)) needs a scalable congestion control (dctcp, prague), got " + cc);
+  }
+  if (*ecn == "classic" && cc == "prague") {
+    fail(r.key_location("ecn"), r.key_path("ecn"), "prague sends ECT(1) only (\"l4s\")");
+  }
+  return ecn;
+}
+
 TcpConfig read_tcp(TableReader& r) {
   TcpConfig t;
-  if (auto cc = r.opt_string("cc")) {
-    if (*cc != "cubic" && *cc != "reno" && *cc != "bbr") {
-      fail(r.key_location("cc"), r.key_path("cc"),
-           "expected one of cubic, reno, bbr, got " + quote(*cc));
-    }
+  if (auto cc = read_cc(r)) {
     t.cc = *cc;
   }
   const auto bytes_at_least = [&](std::string_view key, int64_t min, int64_t& out) {
@@ -342,6 +373,12 @@ void for_each_element(TableReader& traffic, std::string_view kind, const Ctx& ct
   }
 }
 
+const TcpConfig& host_tcp(const std::vector<HostConfig>& hosts, const std::string& name) {
+  return std::find_if(hosts.begin(), hosts.end(),
+                      [&](const HostConfig& h) { return h.name == name; })
+      ->tcp;  // read_endpoints checked that the host exists
+}
+
 TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
                            const std::vector<RouterConfig>& routers, Duration duration,
                            const Ctx& ctx) {
@@ -359,13 +396,8 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     f.start = w.start;
     f.stop = w.stop;
     f.dscp = read_dscp(r);
-    if (auto cc = r.opt_string("cc")) {
-      if (*cc != "cubic" && *cc != "reno" && *cc != "bbr") {
-        fail(r.key_location("cc"), r.key_path("cc"),
-             "expected one of cubic, reno, bbr, got " + quote(*cc));
-      }
-      f.cc = *cc;
-    }
+    f.cc = read_cc(r);
+    f.ecn = read_flow_ecn(r, f.cc.value_or(host_tcp(hosts, f.from).cc));
     out.tcp.push_back(std::move(f));
   });
   for_each_element(t, "ping", ctx, [&](TableReader& r) {

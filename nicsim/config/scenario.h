@@ -44,7 +44,7 @@ namespace nicsim::config {
 // Layer-neutral TCP settings of a host (the simulator's TCP model / the emulator's sysctls).
 // Defaults: Linux 6.1 (Debian 12).
 struct TcpConfig {
-  std::string cc = "cubic";         // net.ipv4.tcp_congestion_control: "cubic" | "reno"
+  std::string cc = "cubic";         // tcp_congestion_control: cubic|reno|bbr|dctcp|prague
   int64_t mss = 1448;               // bytes: 1500 MTU - 20 IP - 20 TCP - 12 timestamp option
   int64_t rmem = 6 * 1024 * 1024;   // bytes: tcp_rmem[2] (max receive buffer), 6 MiB
   int64_t wmem = 4 * 1024 * 1024;   // bytes: tcp_wmem[2] (max send buffer), 4 MiB
@@ -79,6 +79,9 @@ struct TcpFlowConfig {
   std::optional<Duration> stop;   // unset: until the end of the run
   uint8_t dscp = 0;               // DSCP (0..63) of the data packets
   std::optional<std::string> cc;  // overrides the sender's tcp.cc
+  // "off" | "classic" (RFC 3168, ECT(0)) | "l4s" (RFC 9331, ECT(1), scalable cc only); unset:
+  // dctcp "classic", prague "l4s", otherwise the sender's tcp.ecn ("classic" when true)
+  std::optional<std::string> ecn;
   bool operator==(const TcpFlowConfig&) const = default;
 };
 

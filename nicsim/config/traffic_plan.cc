@@ -71,6 +71,20 @@ std::string entry(const char* kind, size_t i) {
 
 }  // namespace
 
+std::string flow_ecn(const std::optional<std::string>& ecn, const std::string& cc,
+                     const TcpConfig& sender) {
+  if (ecn) {
+    return *ecn;
+  }
+  if (cc == "dctcp") {
+    return "classic";
+  }
+  if (cc == "prague") {
+    return "l4s";
+  }
+  return sender.ecn ? "classic" : "off";
+}
+
 TrafficPlan plan(const Scenario& s) {
   TrafficPlan plan;
   plan.duration = s.duration;
@@ -82,8 +96,9 @@ TrafficPlan plan(const Scenario& s) {
     const TcpFlowConfig& c = s.traffic.tcp[i];
     const auto [from, to] = endpoints(s, c.from, c.to, entry("tcp", i));
     for (int64_t k = 0; k < c.streams; ++k) {
-      plan.flows.push_back(FlowPlan{from, to, c.dscp, c.cc.value_or(s.hosts[from].tcp.cc), c.start,
-                                    stop_of(c.stop, s.duration), ""});
+      const std::string cc = c.cc.value_or(s.hosts[from].tcp.cc);
+      plan.flows.push_back(FlowPlan{from, to, c.dscp, cc, c.start, stop_of(c.stop, s.duration), "",
+                                    flow_ecn(c.ecn, cc, s.hosts[from].tcp)});
     }
   }
   for (size_t i = 0; i < s.traffic.ping.size(); ++i) {
@@ -97,8 +112,11 @@ TrafficPlan plan(const Scenario& s) {
   for (size_t i = 0; i < s.traffic.rrul.size(); ++i) {
     const RrulConfig& c = s.traffic.rrul[i];
     const auto [client, server] = endpoints(s, c.from, c.to, entry("rrul", i));
+    const TcpConfig& ct = s.hosts[client].tcp;
+    const TcpConfig& st = s.hosts[server].tcp;
     add_rrul(plan, RrulPlan{client, server, c.start, c.load_start(), c.load_end(), c.end(),
-                            c.probe_interval, s.hosts[client].tcp.cc, s.hosts[server].tcp.cc});
+                            c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
+                            flow_ecn(std::nullopt, st.cc, st)});
     plan.interval = c.bin;  // rrul's throughput bins are the run's intervals
   }
   return plan;
@@ -119,6 +137,7 @@ void add_rrul(TrafficPlan& plan, const RrulPlan& r) {
       f.to = upload ? r.server : r.client;
       f.dscp = k.dscp;
       f.cc = upload ? r.client_cc : r.server_cc;
+      f.ecn = upload ? r.client_ecn : r.server_ecn;
       f.start = r.load_start;
       f.stop = r.load_end;
       f.name = std::string(upload ? "TCP upload " : "TCP download ") + k.name;

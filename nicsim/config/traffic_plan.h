@@ -39,6 +39,8 @@ struct FlowPlan {
   Duration start;
   Duration stop;
   std::string name;  // "" or flent's series name, e.g. "TCP upload BE"
+  // "off" | "classic" (RFC 3168, ECT(0)) | "l4s" (RFC 9331, ECT(1)): config::flow_ecn
+  std::string ecn = "off";
   bool operator==(const FlowPlan&) const = default;
 };
 
@@ -83,6 +85,11 @@ struct TrafficPlan {
 // entry's hosts reach each other). Throws std::invalid_argument naming the entry
 // ("traffic.tcp[0]: ...") for an unknown host or one that sends to itself.
 TrafficPlan plan(const Scenario& s);
+// A flow's ECN mode: the flow's `ecn` when set, else "classic" for dctcp, "l4s" for prague
+// (TCP_CONG_NEEDS_ECN: they request ECN whatever tcp_ecn says), else the sending host's
+// tcp.ecn ("classic" when true, "off" otherwise).
+std::string flow_ecn(const std::optional<std::string>& ecn, const std::string& cc,
+                     const TcpConfig& sender);
 
 // flent's rrul between host `client` and host `server` (rrul.conf): 4 TCP uploads client ->
 // server and 4 downloads server -> client marked BE, BK (CS1), CS5, EF over
@@ -99,6 +106,8 @@ struct RrulPlan {
   Duration probe_interval = Duration::ms(200);
   std::string client_cc;
   std::string server_cc;
+  std::string client_ecn = "off";  // FlowPlan::ecn of the uploads / downloads
+  std::string server_ecn = "off";
 };
 void add_rrul(TrafficPlan& plan, const RrulPlan& rrul);
 

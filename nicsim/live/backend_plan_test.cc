@@ -67,6 +67,7 @@ TEST(BackendPlan, SimulatorAndLiveRunTheSameTrafficForEveryShippedScenario) {
         EXPECT_EQ(a.start, b.start) << "flow " << i;
         EXPECT_EQ(a.stop, b.stop) << "flow " << i;
         EXPECT_EQ(a.name, b.name) << "flow " << i;
+        EXPECT_EQ(a.ecn, b.ecn) << "flow " << i;
         // The congestion control each back-end sets on the sending socket, and the scenario's.
         const std::string live_cc = sockets.upload ? sockets.client_cc : sockets.server_cc;
         EXPECT_EQ(a.cc, live_cc) << "flow " << i;

@@ -601,6 +601,16 @@ const Table<ReceiverTotals>& receiver_table() {
   return t;
 }
 
+const Table<FlowEcn>& flow_ecn_table() {
+  using S = FlowEcn;
+  static const Table<S> t = {
+      field("codepoint", &S::codepoint, kString, R"({"enum": ["ect0", "ect1"]})"),
+      field("ce_marked", &S::ce_marked, kCount, ref("count")),
+      field("ce_echoed", &S::ce_echoed, kCount, ref("count")),
+      field("cwnd_reductions", &S::cwnd_reductions, kCount, ref("count"))};
+  return t;
+}
+
 const Table<FlowTransfer>& flow_transfer_table() {
   using S = FlowTransfer;
   static const Table<S> t = {
@@ -612,7 +622,9 @@ const Table<FlowTransfer>& flow_transfer_table() {
       field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
       field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty),
       field("sender", &S::sender, object_of(sender_table), ref("sender")),
-      field("receiver", &S::receiver, object_of(receiver_table), ref("receiver"))};
+      field("receiver", &S::receiver, object_of(receiver_table), ref("receiver")),
+      // ecn: flows that negotiated ECN (issue 12)
+      optional_field("ecn", &S::ecn, object_of(flow_ecn_table), ref("flow_ecn"))};
   return t;
 }
 
@@ -866,6 +878,7 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/receiver", receiver_table()),
           spec("/$defs/direction_transfer", transfer_table()),
           spec("/$defs/direction_transfer/properties/flows/items", flow_transfer_table()),
+          spec("/$defs/flow_ecn", flow_ecn_table()),
           spec("/$defs/pair_transfer", pair_transfer_table()),
           spec("/$defs/stage_list/items", stage_table()),
           spec("/$defs/comparison", comparison_table()),

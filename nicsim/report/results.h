@@ -116,6 +116,15 @@ struct ReceiverTotals {
   double bits_per_second = 0;  // bytes * 8 / (end_s - start_s): the goodput
   bool operator==(const ReceiverTotals&) const = default;
 };
+// A TCP flow's ECN outcome (present only for flows that negotiated ECN).
+struct FlowEcn {
+  std::string codepoint;         // "ect0" (RFC 3168) or "ect1" (L4S, RFC 9331) on the data
+  uint64_t ce_marked = 0;        // data segments that reached the receiver CE-marked
+  uint64_t ce_echoed = 0;        // segments the sender learned were CE-marked (tp->delivered_ce)
+  uint64_t cwnd_reductions = 0;  // entries into the CWR state (ECN echo, local congestion)
+  bool operator==(const FlowEcn&) const = default;
+};
+
 struct FlowTransfer {
   int64_t id = 0;  // stream id shown as "[  5]" (iperf3 numbers streams 5, 7, 9, ...)
   SenderTotals sender;
@@ -126,6 +135,7 @@ struct FlowTransfer {
   // Sending and receiving host, in a network ("" in the two-host form: the direction says it).
   std::string from{};
   std::string to{};
+  std::optional<FlowEcn> ecn{};  // flows that negotiated ECN
   bool operator==(const FlowTransfer&) const = default;
 };
 // Sum over the direction's flows plus each flow. A direction without traffic has no flows.

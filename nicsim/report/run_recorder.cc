@@ -126,6 +126,7 @@ void RunRecorder::add_transfers(Time end, std::span<const FlowTotals> totals) {
     ft.dscp = f.dscp;
     ft.from = f.from;
     ft.to = f.to;
+    ft.ecn = t.ecn;
     const double start_s = f.start.to_seconds();
     const double stop_s = max(min(f.stop, ran), f.start).to_seconds();
     ft.sender.start_s = ft.receiver.start_s = start_s;

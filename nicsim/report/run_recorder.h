@@ -99,6 +99,7 @@ struct FlowTotals {
   uint64_t sender_bytes = 0;  // handed to TCP by the sending application (no retransmissions)
   uint64_t retransmits = 0;
   uint64_t received_bytes = 0;
+  std::optional<FlowEcn> ecn{};  // when the flow negotiated ECN
 };
 
 class RunRecorder {

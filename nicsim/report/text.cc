@@ -228,6 +228,15 @@ std::string format_iperf3(const Run& run, Direction d) {
     out += iperf3_sender_line(single_id, t.sender) + '\n';
     out += iperf3_receiver_line(single_id, t.receiver) + '\n';
   }
+  // Flows that negotiated ECN: their codepoint and CE marks (not an iperf3 line).
+  for (const FlowTransfer& f : t.flows) {
+    if (f.ecn) {
+      out += id_field(f.id) + " ECN " + f.ecn->codepoint +
+             printf_string("  CE marked %" PRIu64 "  echoed %" PRIu64 "  cwnd reductions %" PRIu64,
+                           f.ecn->ce_marked, f.ecn->ce_echoed, f.ecn->cwnd_reductions) +
+             '\n';
+    }
+  }
   return out;
 }
 

@@ -5,8 +5,10 @@
 namespace nicsim::sim {
 namespace {
 
-// The sender's TCP settings with the flow's congestion control (config::FlowPlan::cc).
-tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc) {
+// The sender's TCP settings with the flow's congestion control and ECN mode
+// (config::FlowPlan::cc, ::ecn). Both ends of a flow use them: the receiver gives DCTCP's
+// feedback for a dctcp flow (as a receiving host running dctcp does) and AccECN when asked.
+tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc, const std::string& ecn) {
   tcp::Params p;
   p.cc = tcp::cc_from_name(cc).value_or(tcp::CcAlgorithm::kCubic);
   p.mss = c.mss;
@@ -16,15 +18,22 @@ tcp::Params tcp_params(const config::TcpConfig& c, const std::string& cc) {
   p.pacing = c.pacing;
   p.pacing_ss_ratio = c.pacing_ss_ratio;
   p.pacing_ca_ratio = c.pacing_ca_ratio;
-  p.ecn = c.ecn;
+  p.ecn = ecn != "off";
+  p.ect1 = ecn == "l4s";
+  p.ecn_feedback = p.cc == tcp::CcAlgorithm::kPrague  ? tcp::EcnFeedback::kAccurate
+                   : p.cc == tcp::CcAlgorithm::kDctcp ? tcp::EcnFeedback::kDctcp
+                                                      : tcp::EcnFeedback::kClassic;
   p.initial_cwnd = c.init_cwnd;
   require_valid(p);
   return p;
 }
 
+// config::FlowPlan::ecn of a flow's sender settings (tcp_params' inverse).
+std::string ecn_mode(const tcp::Params& p) { return !p.ecn ? "off" : p.ect1 ? "l4s" : "classic"; }
+
 std::unique_ptr<TcpFlow> make_flow(const config::Scenario& s, const config::FlowPlan& fp,
                                    uint32_t index) {
-  tcp::Params tp = tcp_params(s.hosts[fp.from].tcp, fp.cc);
+  tcp::Params tp = tcp_params(s.hosts[fp.from].tcp, fp.cc, fp.ecn);
   tp.fq_pacing = s.hosts[fp.from].qdisc.kind() == "fq";  // SK_PACING_FQ: EDT through fq
   tp.seed = flow_hash(index, 4);
   auto flow = std::make_unique<TcpFlow>(tp);
@@ -97,6 +106,13 @@ std::vector<report::FlowTotals> Endpoints::flow_totals() const {
     t[i].sender_bytes = s.bytes_sent - s.retransmitted_bytes;
     t[i].retransmits = s.retransmits;
     t[i].received_bytes = flows_[i]->received();
+    const tcp::TcpSender& snd = flows_[i]->sender;
+    if (snd.ecn_ok()) {
+      t[i].ecn = report::FlowEcn{.codepoint = snd.params().ect1 ? "ect1" : "ect0",
+                                 .ce_marked = flows_[i]->receiver.stats().ce_received,
+                                 .ce_echoed = s.delivered_ce,
+                                 .cwnd_reductions = s.cwr_events};
+    }
   }
   return t;
 }
@@ -110,7 +126,7 @@ config::TrafficPlan Endpoints::traffic(Time end, const report::RunLayout& layout
     t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
                                        f.dscp, std::string(tcp::cc_name(f.sender.params().cc)),
                                        f.start.since_epoch(), f.stop.since_epoch(),
-                                       layout.flows[i].name});
+                                       layout.flows[i].name, ecn_mode(f.sender.params())});
   }
   for (size_t i = 0; i < probes_.size(); ++i) {
     const Probe& p = *probes_[i];

@@ -34,6 +34,11 @@ struct LinkConfig {
   double loss = 0.0;                    // probability a data frame is lost on the wire
   uint64_t seed = 1;
   bool release_at_departure = false;
+  // ECN marking of ECT frames as they join the queue (0 = off): a step at a queue length (DCTCP's
+  // switch threshold K, RFC 8257 §3.1) and/or a fixed probability (seeded, independent of the
+  // queue: a constant marking fraction).
+  uint64_t ce_threshold_bytes = 0;
+  double ce_probability = 0.0;
 };
 
 class Loopback {
@@ -53,6 +58,8 @@ class Loopback {
   size_t flows() const { return flows_.size(); }
   Time now() const { return now_; }
   uint64_t queue_drops() const { return queue_drops_; }
+  uint64_t ce_marks() const { return ce_marks_; }
+  uint64_t queue_bytes() const { return queue_bytes_; }  // the bottleneck's backlog now
   uint64_t wire_losses() const { return wire_losses_; }
   uint64_t frames_sent() const { return frames_sent_; }
   uint64_t bytes_transmitted() const { return bytes_transmitted_; }
@@ -187,6 +194,10 @@ class Loopback {
           pending_release_.push_back(f);  // freed at once (after this drain)
           continue;
         }
+        if (f.seg.ecn != Ecn::kNotEct && should_mark()) {
+          f.seg.ecn = Ecn::kCe;
+          ++ce_marks_;
+        }
         queue_bytes_ += f.bytes;
         max_queue_bytes_ = std::max(max_queue_bytes_, queue_bytes_);
         if (!link_.release_at_departure) {
@@ -205,6 +216,12 @@ class Loopback {
     if (s.has_output()) {
       drain_sender(flow);
     }
+  }
+
+  bool should_mark() {
+    const bool step = link_.ce_threshold_bytes > 0 && queue_bytes_ > link_.ce_threshold_bytes;
+    const bool random = link_.ce_probability > 0.0 && uniform_(rng_) < link_.ce_probability;
+    return step || random;
   }
 
   void drain_receiver(uint32_t flow) {
@@ -234,6 +251,7 @@ class Loopback {
   std::vector<Frame> pending_release_;
   Time now_;
   uint64_t queue_drops_ = 0;
+  uint64_t ce_marks_ = 0;
   uint64_t wire_losses_ = 0;
   uint64_t frames_sent_ = 0;
   uint64_t bytes_transmitted_ = 0;

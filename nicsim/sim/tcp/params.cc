@@ -12,6 +12,10 @@ std::string_view to_string(CcAlgorithm cc) {
       return "cubic";
     case CcAlgorithm::kBbr:
       return "bbr";
+    case CcAlgorithm::kDctcp:
+      return "dctcp";
+    case CcAlgorithm::kPrague:
+      return "prague";
   }
   return "?";
 }
@@ -21,13 +25,16 @@ std::string_view cc_name(CcAlgorithm cc) {
 }
 
 std::optional<CcAlgorithm> cc_from_name(std::string_view name) {
-  for (CcAlgorithm cc : {CcAlgorithm::kNewReno, CcAlgorithm::kCubic, CcAlgorithm::kBbr}) {
+  for (CcAlgorithm cc : {CcAlgorithm::kNewReno, CcAlgorithm::kCubic, CcAlgorithm::kBbr,
+                         CcAlgorithm::kDctcp, CcAlgorithm::kPrague}) {
     if (cc_name(cc) == name) {
       return cc;
     }
   }
   return std::nullopt;
 }
+
+bool is_scalable(CcAlgorithm cc) { return cc == CcAlgorithm::kDctcp || cc == CcAlgorithm::kPrague; }
 
 std::string_view to_string(RtoStyle s) {
   switch (s) {
@@ -72,8 +79,15 @@ Validation positive(const char* key, Duration d) {
 Validation Params::validate() const {
   // MSS: at least TCP_MIN_MSS (88), at most what fits a 64 KB IP datagram.
   if (auto e = in_range("tcp.mss", mss, 88, 65495)) return e;
-  if (cc != CcAlgorithm::kNewReno && cc != CcAlgorithm::kCubic && cc != CcAlgorithm::kBbr) {
+  if (!cc_from_name(cc_name(cc))) {
     return err("tcp.cc", "unknown congestion control");
+  }
+  if (is_scalable(cc) && !ecn) {
+    // TCP_CONG_NEEDS_ECN: Linux would fall back to Reno without ECN; the model refuses instead.
+    return err("tcp.ecn", std::string(cc_name(cc)) + " needs ECN");
+  }
+  if (ecn_feedback == EcnFeedback::kAccurate && cc != CcAlgorithm::kPrague) {
+    return err("tcp.ecn", "accurate ECN feedback is modelled for prague only");
   }
   if (auto e = in_range("tcp.initial_cwnd", initial_cwnd, 1, 1000)) return e;
   if (auto e = in_range("tcp.reordering", reordering, 1, 300)) return e;

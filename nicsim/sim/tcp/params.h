@@ -18,6 +18,16 @@ enum class CcAlgorithm : uint8_t {
   kNewReno,  // RFC 5681 + RFC 6582 (Linux "reno")
   kCubic,    // RFC 9438 (Linux default since 2.6.19)
   kBbr,      // BBR v1 (Linux tcp_bbr.c; nicsim/sim/tcp/bbr.h)
+  kDctcp,    // DCTCP (RFC 8257, Linux tcp_dctcp.c; nicsim/sim/tcp/dctcp.h)
+  kPrague,   // TCP Prague (L4STeam tcp_prague.c; nicsim/sim/tcp/prague.h)
+};
+
+// How the receiver feeds CE marks back (set by the back-end from the flow; both ends agree).
+enum class EcnFeedback : uint8_t {
+  kClassic,   // RFC 3168: ECE on every ACK from a CE mark until a CWR segment arrives
+  kDctcp,     // RFC 8257 §3.2 (Linux dctcp_ece_ack_update): ECE = CE of the last segment,
+              // an immediate ACK whenever that state changes
+  kAccurate,  // AccECN (draft-ietf-tcpm-accurate-ecn): a cumulative CE packet count per ACK
 };
 
 // How the RTO is bounded below (the estimator itself is RFC 6298 in both cases).
@@ -32,6 +42,8 @@ std::string_view to_string(CcAlgorithm cc);
 std::string_view cc_name(CcAlgorithm cc);
 std::optional<CcAlgorithm> cc_from_name(std::string_view name);
 std::string_view to_string(RtoStyle s);
+// Scalable congestion controls (RFC 9331 §4.3): they need ECN and react to every CE mark.
+bool is_scalable(CcAlgorithm cc);
 
 struct Params {
   // --- segments and options ---
@@ -39,6 +51,8 @@ struct Params {
   bool sack = true;        // "tcp.sack": net.ipv4.tcp_sack = 1
   bool timestamps = true;  // "tcp.timestamps": net.ipv4.tcp_timestamps = 1
   bool ecn = false;        // "tcp.ecn": tcp_ecn = 2 (accept, never request) → an initiator is off
+  bool ect1 = false;       // data marked ECT(1) (L4S, RFC 9331) instead of ECT(0) (RFC 3168)
+  EcnFeedback ecn_feedback = EcnFeedback::kClassic;  // the receiver's CE feedback
 
   // --- congestion control ---
   CcAlgorithm cc = CcAlgorithm::kCubic;  // "tcp.cc": tcp_congestion_control = cubic

@@ -102,6 +102,11 @@ void TcpReceiver::on_syn(const Segment& seg, Time now) {
   ts_ok_ = params_.timestamps && (seg.options & kOptTimestamp) != 0;
   max_sacks_ = ts_ok_ ? kMaxSackBlocksWithTimestamps : kMaxSackBlocks;
   ecn_ok_ = seg.has(kEce) && seg.has(kCwr);
+  // An AccECN SYN sets AE, CWR and ECE; the receiver accepts it (as the L4S kernels do).
+  feedback_ = !ecn_ok_                                      ? EcnFeedback::kClassic
+              : seg.has(kAe)                                ? EcnFeedback::kAccurate
+              : params_.ecn_feedback == EcnFeedback::kDctcp ? EcnFeedback::kDctcp
+                                                            : EcnFeedback::kClassic;
   if (ts_ok_) {
     ts_recent_ = seg.tsval;
   }
@@ -125,7 +130,8 @@ void TcpReceiver::send_syn_ack(Time now) {
   s.ack = rcv_nxt_;
   s.flags = kSyn | kAck;
   if (ecn_ok_) {
-    s.flags |= kEce;
+    // RFC 3168 §6.1.1: ECE; AccECN's answer to a Not-ECT SYN is (AE, CWR, ECE) = (0, 1, 0).
+    s.flags |= feedback_ == EcnFeedback::kAccurate ? kCwr : kEce;
   }
   s.options = kOptMss | kOptWindowScale;
   if (sack_ok_) {
@@ -153,16 +159,7 @@ void TcpReceiver::on_data(const Segment& seg, Time now) {
   }
   bool ack_now = false;
   if (ecn_ok_ && seg.len > 0) {
-    if (seg.has(kCwr)) {
-      ece_pending_ = false;  // tcp_ecn_accept_cwr
-    }
-    if (seg.ecn == Ecn::kCe) {
-      ++stats_.ce_received;
-      if (!ece_pending_) {
-        ece_pending_ = true;
-        enter_quickack_mode(kQuickAcksOnCe);
-      }
-    }
+    on_ecn_field(seg, now);
   }
   const bool fin = seg.has(kFin);
   if (seg.len == 0 && !fin) {
@@ -248,6 +245,10 @@ void TcpReceiver::on_data(const Segment& seg, Time now) {
   if (free_space() < full_space() / 2) {
     quick_ = 0;  // __tcp_select_window leaves quick-ACK mode when the buffer fills
   }
+  if (ce_changed_) {
+    ce_changed_ = false;
+    ack_now = true;  // ICSK_ACK_NOW
+  }
   if (ack_now || !ooo_.empty()) {
     send_ack(now);
   } else if (rcv_nxt_ - rcv_wup_ > rcv_mss_ && select_window_raw() >= rcv_wnd_) {
@@ -257,6 +258,41 @@ void TcpReceiver::on_data(const Segment& seg, Time now) {
     send_ack(now);
   } else {
     schedule_delack(now);
+  }
+}
+
+// tcp_ecn_check_ce and its congestion-control variants: how a data segment's IP ECN field
+// becomes feedback on the ACKs.
+void TcpReceiver::on_ecn_field(const Segment& seg, Time now) {
+  const bool ce = seg.ecn == Ecn::kCe;
+  if (ce) {
+    stats_.ce_received += seg.gso_segs;
+  }
+  if (feedback_ == EcnFeedback::kClassic) {
+    if (seg.has(kCwr)) {
+      ece_pending_ = false;  // tcp_ecn_accept_cwr
+    }
+    if (ce && !ece_pending_) {
+      ece_pending_ = true;
+      enter_quickack_mode(kQuickAcksOnCe);
+    }
+    return;
+  }
+  // DCTCP (RFC 8257 §3.2, Linux dctcp_ece_ack_update) and AccECN's change-triggered ACKs
+  // (draft-ietf-tcpm-accurate-ecn §3.2.2.5.1): when the CE state changes, a delayed ACK still
+  // owed for the earlier segments goes out first with the old state, then this one is ACKed
+  // at once.
+  if (ce != ce_state_) {
+    if (delack_deadline_) {
+      send_ack(now);  // rcv_nxt still excludes this segment: Linux's prior_rcv_nxt
+    }
+    ce_state_ = ce;
+    ce_changed_ = true;
+  }
+  if (feedback_ == EcnFeedback::kDctcp) {
+    ece_pending_ = ce_state_;  // dctcp_ece_ack_cwr: ECE mirrors the last segment's CE
+  } else if (ce) {
+    ce_packets_ += seg.gso_segs;  // r.cep
   }
 }
 
@@ -365,6 +401,7 @@ void TcpReceiver::send_ack(Time now) {
   if (ece_pending_) {
     a.flags |= kEce;
   }
+  a.ce_packets = ce_packets_;
   // tcp_select_window: never move the right edge to the left.
   uint64_t new_win = select_window_raw();
   const uint64_t cur_win = rcv_wup_ + rcv_wnd_ > rcv_nxt_ ? rcv_wup_ + rcv_wnd_ - rcv_nxt_ : 0;

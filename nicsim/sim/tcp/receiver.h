@@ -20,7 +20,10 @@
 //  * SACK (RFC 2018): up to 3 blocks with timestamps (4 without), the block holding the most
 //    recent arrival first, then the others by recency (Linux selective_acks). No D-SACK.
 //  * Timestamps (RFC 7323): TS.Recent is updated from segments with SEG.SEQ <= Last.ACK.sent.
-//  * ECN (RFC 3168): CE sets ECE on every ACK until a segment with CWR arrives.
+//  * ECN: RFC 3168 (CE sets ECE on every ACK until a segment with CWR arrives); DCTCP (RFC 8257
+//    §3.2: ECE mirrors the last segment's CE, an ACK at every change of it, the owed delayed
+//    ACK first); AccECN when the SYN asks for it (a CE packet count on every ACK, an ACK at
+//    every change of CE). Params::ecn_feedback says whether the receiving host runs DCTCP.
 //  * Window (__tcp_select_window with window scaling, tcp_select_window): free space =
 //    win_from_space(rcvbuf − queued) with win_from_space(x) = x − x/2^adv_win_scale, capped
 //    by rcv_ssthresh (starts at init_rcv_wnd·mss, +2·rcv_mss per data segment,
@@ -115,6 +118,7 @@ class TcpReceiver {
   const std::vector<SackBlock>& ooo() const { return ooo_; }
   uint32_t quick_acks_left() const { return quick_; }
   std::optional<Time> delack_deadline() const { return delack_deadline_; }
+  EcnFeedback ecn_feedback() const { return feedback_; }  // negotiated at the SYN
   // What __tcp_select_window would offer now (before the never-shrink rule).
   uint32_t select_window_raw() const;
   const Stats& stats() const { return stats_; }
@@ -130,6 +134,7 @@ class TcpReceiver {
   void send_syn_ack(Time now);
   void on_data(const Segment& seg, Time now);
   void send_ack(Time now);
+  void on_ecn_field(const Segment& seg, Time now);
   void schedule_delack(Time now);
   void incr_quickack(uint32_t max_quickacks);
   void enter_quickack_mode(uint32_t max_quickacks);
@@ -185,7 +190,11 @@ class TcpReceiver {
   Duration synack_timeout_;
 
   uint32_t ts_recent_ = 0;
-  bool ece_pending_ = false;  // TCP_ECN_DEMAND_CWR
+  bool ece_pending_ = false;  // TCP_ECN_DEMAND_CWR (classic), the CE state (DCTCP)
+  EcnFeedback feedback_ = EcnFeedback::kClassic;  // negotiated at the SYN
+  bool ce_state_ = false;                         // DCTCP / AccECN: was the last data segment CE?
+  bool ce_changed_ = false;                       // ... and did this segment change it (ACK now)
+  uint32_t ce_packets_ = 0;                       // AccECN r.cep
 
   // Receiver RTT (rcv_rtt_est) and autotuning (rcvq_space).
   Duration rcv_rtt_;  // zero = unknown

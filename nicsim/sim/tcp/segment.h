@@ -50,6 +50,7 @@ enum SegmentFlag : uint8_t {
   kEce = 1 << 3,
   kCwr = 1 << 4,
   kRetransmit = 1 << 5,  // model-only: this unit repeats data sent before
+  kAe = 1 << 6,          // AE (formerly NS): with CWR and ECE on a SYN, asks for AccECN
 };
 
 // Which options the segment carries (they only change its size; values are in the fields).
@@ -73,8 +74,12 @@ struct Segment {
   uint8_t flags = 0;       // SegmentFlag bits
   uint8_t options = 0;     // SegmentOption bits
   Ecn ecn = Ecn::kNotEct;  // IP ECN field: set by the sender, CE set by the network
-  uint8_t num_sacks = 0;   // valid entries in sacks
-  Time tstamp;             // EDT (skb->tstamp) when the host paces through fq; zero = none
+  // AccECN feedback on ACKs: CE-marked data packets received (r.cep). Deviation: the full
+  // counter, where the header's ACE field carries its 3 low bits (plus the AccECN option's byte
+  // counters); no size cost.
+  uint32_t ce_packets = 0;
+  uint8_t num_sacks = 0;  // valid entries in sacks
+  Time tstamp;            // EDT (skb->tstamp) when the host paces through fq; zero = none
   std::array<SackBlock, kMaxSackBlocks> sacks{};
 
   bool has(SegmentFlag f) const { return (flags & f) != 0; }

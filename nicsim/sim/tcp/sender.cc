@@ -14,6 +14,14 @@ RttEstimator::Config rtt_config(const Params& p) {
                               .style = p.rto_style};
 }
 
+// DCTCP and Prague grow the window as Reno does (tcp_reno_cong_avoid / tcp_slow_start).
+Params window_growth_params(Params p) {
+  if (is_scalable(p.cc)) {
+    p.cc = CcAlgorithm::kNewReno;
+  }
+  return p;
+}
+
 constexpr Duration kTimeoutFallback = Duration::s(3);  // RFC 6298 (5.7), TCP_TIMEOUT_FALLBACK
 constexpr uint64_t kUnpacedSegments = 10;              // tcp_update_skb_after_send
 
@@ -22,13 +30,21 @@ constexpr uint64_t kUnpacedSegments = 10;              // tcp_update_skb_after_s
 TcpSender::TcpSender(const Params& params)
     : params_(require_valid(params)),
       mss_(static_cast<uint32_t>(params.mss)),
-      cc_(params),
+      cc_(window_growth_params(params)),
       rtt_(rtt_config(params)) {
   if (params_.cc == CcAlgorithm::kBbr) {
     bbr_.emplace(Bbr::Config{.mss = mss_,
                              .pacing_shift = static_cast<uint32_t>(params_.pacing_shift),
                              .gso_max_bytes = 65536,
                              .seed = params_.seed});
+  } else if (params_.cc == CcAlgorithm::kDctcp) {
+    dctcp_.emplace();
+  } else if (params_.cc == CcAlgorithm::kPrague) {
+    // tcp_mss_to_mtu: the MSS plus the TCP header with options and the IP header.
+    prague_.emplace(Prague::Config{.mtu = mss_ + kTcpHeaderBytes +
+                                          (params_.timestamps ? kTimestampOptionBytes : 0) +
+                                          kIpv4HeaderBytes,
+                                   .min_tso_segs = static_cast<uint32_t>(params_.min_tso_segs)});
   }
   win_.cwnd = static_cast<uint32_t>(params_.initial_cwnd);
   win_.ssthresh = kInfiniteSsthresh;
@@ -70,6 +86,9 @@ void TcpSender::do_connect(Time now) {
   s.flags = kSyn;
   if (params_.ecn) {
     s.flags |= kEce | kCwr;  // ECN-setup SYN (RFC 3168 §6.1.1)
+    if (params_.ecn_feedback == EcnFeedback::kAccurate) {
+      s.flags |= kAe;  // AccECN SYN (draft-ietf-tcpm-accurate-ecn §3.1.1)
+    }
   }
   s.options = kOptMss | kOptWindowScale;
   if (params_.sack) {
@@ -122,6 +141,11 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   sack_ok_ = params_.sack && (seg.options & kOptSackPermitted) != 0;
   ts_ok_ = params_.timestamps && (seg.options & kOptTimestamp) != 0;
   ecn_ok_ = params_.ecn && seg.has(kEce) && !seg.has(kCwr);
+  // AccECN's SYN-ACK to a Not-ECT SYN: (AE, CWR, ECE) = (0, 1, 0).
+  accecn_ok_ = params_.ecn && params_.ecn_feedback == EcnFeedback::kAccurate && seg.has(kCwr) &&
+               !seg.has(kEce) && !seg.has(kAe);
+  ecn_ok_ = ecn_ok_ || accecn_ok_;
+  peer_ce_packets_ = seg.ce_packets;
   if (ts_ok_) {
     ts_recent_ = seg.tsval;
   }
@@ -151,6 +175,12 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
   cc_.init(now, snd_nxt_);
   if (bbr_) {
     bbr_->init(win_, bbr_conn(now));
+  }
+  if (dctcp_) {
+    dctcp_->init(snd_nxt_, delivered_, delivered_ce_);
+  }
+  if (prague_) {
+    prague_->init(win_, prague_ack(0, 0));
   }
   update_pacing_rate();
   emit_control(kAck, snd_nxt_, now);  // third segment of the handshake
@@ -202,10 +232,8 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
     sb_.set_sack_cache(seg.sacks.data(), seg.num_sacks);
     stats_.sacked_segments += sr.newly_sacked;
   }
-  const bool ece = ecn_ok_ && seg.has(kEce);
-  if (ece) {
-    ++stats_.ece_received;
-  }
+  uint32_t ce_delta = 0;
+  const bool ece = ecn_echo(seg, ce_delta);
   // RFC 5681 duplicate ACK (Linux: not FLAG_DATA | FLAG_WIN_UPDATE | FLAG_ACKED).
   const bool is_dupack = !advanced && !win_update && seg.len == 0 && prior_packets > 0;
   if (is_dupack) {
@@ -251,10 +279,20 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
   const int64_t delivered_signed = static_cast<int64_t>(prior_packets) - sb_.packets_out() +
                                    static_cast<int64_t>(sb_.sacked_out()) - prior_sacked;
   const uint32_t delivered = static_cast<uint32_t>(std::max<int64_t>(delivered_signed, 0));
+  // tcp_count_delivered: with RFC 3168 / DCTCP feedback an ECE ACK's deliveries count as CE;
+  // AccECN reports the count itself.
+  delivered_ += delivered;
+  delivered_ce_ += accecn_ok_ ? ce_delta : (ece ? delivered : 0);
+  stats_.delivered_ce = delivered_ce_;
+  if (dctcp_) {
+    dctcp_->on_ack(snd_una_, snd_nxt_, delivered_, delivered_ce_);  // tcp_in_ack_event
+  }
 
   update_ca_state(advanced, ece, now);
 
-  if (bbr_) {
+  if (prague_) {
+    prague_->on_ack(prague_ack(delivered, ce_delta), win_);  // cong_control
+  } else if (bbr_) {
     // tcp_rate_gen + cong_control: BBR sets cwnd and the pacing rate (no PRR, no cong_avoid).
     rate_.generate(delivered, static_cast<uint32_t>(lost_total_ - prior_lost), now, rtt_.min_rtt(),
                    rs);
@@ -294,17 +332,20 @@ void TcpSender::update_ca_state(bool advanced, bool ece, Time now) {
         }
         end_cwnd_reduction();
         ca_state_ = CaState::kOpen;
+        if (prague_) prague_->ca_open();
       }
       break;
     case CaState::kCwr:
       if (snd_una_ > high_seq_) {
         end_cwnd_reduction();
         ca_state_ = CaState::kOpen;
+        if (prague_) prague_->ca_open();
       }
       break;
     case CaState::kLoss:
       if (snd_una_ >= high_seq_) {
         ca_state_ = CaState::kOpen;
+        if (prague_) prague_->ca_open();
       }
       break;
     default:
@@ -345,7 +386,42 @@ void TcpSender::init_cwnd_reduction() {
   recover_fs_ = std::max<uint32_t>(sb_.packets_out(), 1);
   prr_delivered_ = 0;
   prr_out_ = 0;
-  win_.ssthresh = bbr_ ? bbr_->ssthresh(win_) : cc_.ssthresh(win_);
+  win_.ssthresh = ca_ssthresh();
+}
+
+uint32_t TcpSender::ca_ssthresh() {
+  if (bbr_) return bbr_->ssthresh(win_);
+  if (prague_) return prague_->ssthresh(win_);
+  if (dctcp_) return dctcp_->ssthresh(win_.cwnd);
+  return cc_.ssthresh(win_);
+}
+
+bool TcpSender::ecn_echo(const Segment& seg, uint32_t& ce_delta) {
+  if (accecn_ok_) {
+    ce_delta = seg.ce_packets - peer_ce_packets_;  // unsigned: a counter that only grows
+    if (static_cast<int32_t>(ce_delta) <= 0) {
+      ce_delta = 0;  // an older ACK
+      return false;
+    }
+    peer_ce_packets_ = seg.ce_packets;
+    ++stats_.ece_received;
+    return true;
+  }
+  const bool ece = ecn_ok_ && seg.has(kEce);
+  stats_.ece_received += ece ? 1 : 0;
+  return ece;
+}
+
+Prague::Ack TcpSender::prague_ack(uint32_t acked_sacked, uint32_t ce_delta) const {
+  return Prague::Ack{.acked_sacked = acked_sacked,
+                     .ce_delta = ce_delta,
+                     .cwnd_limited = is_cwnd_limited(),
+                     .snd_una = snd_una_,
+                     .snd_nxt = snd_nxt_,
+                     .delivered = delivered_,
+                     .delivered_ce = delivered_ce_,
+                     .in_flight = sb_.in_flight(),
+                     .srtt = rtt_.has_sample() ? rtt_.srtt() : Duration::zero()};
 }
 
 void TcpSender::enter_recovery(Time now) {
@@ -358,12 +434,18 @@ void TcpSender::enter_recovery(Time now) {
   if (ca_state_ != CaState::kCwr) {
     init_cwnd_reduction();
   }
+  if (dctcp_) {
+    win_.ssthresh = Dctcp::loss_ssthresh(win_.cwnd);  // dctcp_state -> dctcp_react_to_loss
+  }
+  if (prague_) {
+    prague_->enter_loss(win_);  // prague_state(TCP_CA_Recovery)
+  }
   ca_state_ = CaState::kRecovery;
-  if (!params_.prr && !bbr_) {
+  if (!params_.prr && !cong_control()) {
     win_.cwnd = win_.ssthresh;  // RFC 6675 §5 (4.2)
   }
   force_retransmit_ = true;  // RFC 6675 §5 (4.3) / PRR's "sndcnt >= 1 when prr_out == 0"
-  cwr_pending_ = ecn_ok_;
+  cwr_pending_ = ecn_ok_ && !accecn_ok_;
 }
 
 void TcpSender::enter_cwr(Time now) {
@@ -374,14 +456,17 @@ void TcpSender::enter_cwr(Time now) {
   ++stats_.cwr_events;
   init_cwnd_reduction();
   ca_state_ = CaState::kCwr;
-  cwr_pending_ = ecn_ok_;
-  if (!params_.prr && !bbr_) {
+  cwr_pending_ = ecn_ok_ && !accecn_ok_;  // AccECN: CWR is part of the ACE field, not a signal
+  if (prague_) {
+    prague_->enter_cwr(win_);  // prague_state(TCP_CA_CWR)
+  }
+  if (!params_.prr && !cong_control()) {
     win_.cwnd = std::min(win_.cwnd, win_.ssthresh);
   }
 }
 
 void TcpSender::end_cwnd_reduction() {
-  if (!bbr_) {
+  if (!cong_control()) {
     win_.cwnd = win_.ssthresh;  // tcp_end_cwnd_reduction (not with cong_control: BBR)
   }
   win_.cwnd_cnt = 0;
@@ -456,9 +541,18 @@ void TcpSender::on_rto(Time now) {
   // tcp_enter_loss: reduce ssthresh once per congestion episode.
   if (ca_state_ <= CaState::kDisorder || high_seq_ <= snd_una_ ||
       (ca_state_ == CaState::kLoss && consecutive_rtos_ == 0)) {
-    win_.ssthresh = bbr_ ? bbr_->ssthresh(win_) : cc_.ssthresh(win_);
+    win_.ssthresh = ca_ssthresh();
+    if (dctcp_) {
+      win_.ssthresh = Dctcp::loss_ssthresh(win_.cwnd);  // CA_EVENT_LOSS: dctcp_react_to_loss
+    }
+    if (prague_) {
+      prague_->enter_loss(win_);  // CA_EVENT_LOSS
+    }
   }
   cc_.on_loss_state(now, snd_nxt_);
+  if (dctcp_) {
+    dctcp_->on_loss_state();
+  }
   lost_total_ += sb_.mark_all_lost();
   if (!sack_ok_) {
     sb_.reno_reset_sacks();
@@ -468,7 +562,7 @@ void TcpSender::on_rto(Time now) {
   high_seq_ = snd_nxt_;
   ca_state_ = CaState::kLoss;
   force_retransmit_ = false;
-  cwr_pending_ = ecn_ok_;
+  cwr_pending_ = ecn_ok_ && !accecn_ok_;
   if (bbr_) {
     bbr_->on_loss_state(bbr_conn(now));  // tcp_set_ca_state(TCP_CA_Loss)
   }
@@ -514,7 +608,8 @@ uint32_t TcpSender::tso_segs_goal() const {
   const uint64_t bytes = std::min(by_rate, cap);
   const uint64_t min_segs =
       bbr_ ? bbr_->min_tso_segs() : static_cast<uint64_t>(params_.min_tso_segs);
-  uint64_t segs = std::max<uint64_t>(bytes / mss_, min_segs);
+  // tcp_tso_segs: a module's tso_segs hook (Prague's burst) replaces tcp_tso_autosize.
+  uint64_t segs = prague_ ? prague_->tso_segs() : std::max<uint64_t>(bytes / mss_, min_segs);
   segs = std::min<uint64_t>(segs, static_cast<uint64_t>(params_.gso_max_segs));
   // A unit must also fit gso_max_size.
   segs = std::min<uint64_t>(segs, std::max<uint64_t>(cap / mss_, 1));
@@ -649,7 +744,7 @@ void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
     fin_sent_ = true;
   }
   if (ecn_ok_) {
-    s.ecn = Ecn::kEct0;
+    s.ecn = params_.ect1 ? Ecn::kEct1 : Ecn::kEct0;
     if (cwr_pending_) {
       s.flags |= kCwr;
       cwr_pending_ = false;
@@ -734,6 +829,11 @@ void TcpSender::advance_pacing(Segment& s, Time now) {
 void TcpSender::update_pacing_rate() {
   if (bbr_) {
     pacing_rate_ = bbr_->pacing_rate();  // BBR sets sk_pacing_rate itself
+    return;
+  }
+  if (prague_) {
+    // Prague sets sk_pacing_rate itself (unknown = unlimited before the first RTT sample).
+    pacing_rate_ = prague_->pacing_rate() != 0 ? prague_->pacing_rate() : kUnlimited;
     return;
   }
   if (!rtt_.has_sample()) {

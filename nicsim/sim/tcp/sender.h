@@ -30,8 +30,10 @@
 //    Linux tcp_ack_update_rtt): restarted on every ACK of new data, on expiry (tcp_enter_loss)
 //    ssthresh is reduced once per episode, every un-SACKed segment is marked lost, cwnd = 1,
 //    the timer backs off, and lost segments are resent in slow start.
-//  * ECN (RFC 3168, optional): ECT(0) on new data, ECE → CWR state (cwnd reduction once per
-//    window, CWR flag on the next new segment). A qdisc drop or congestion notification of our
+//  * ECN (RFC 3168, optional): ECT(0) (or ECT(1), Params::ect1) on new data, ECE → CWR state
+//    (cwnd reduction once per window, CWR flag on the next new segment). DCTCP (dctcp.h)
+//    sizes that reduction by its alpha; Prague (prague.h) asks for AccECN in the SYN and
+//    counts the CE marks each ACK reports. A qdisc drop or congestion notification of our
 //    own packet (on_local_drop / on_local_congestion) also enters CWR (Linux tcp_transmit_skb
 //    → tcp_enter_cwr on NET_XMIT_DROP/NET_XMIT_CN); a dropped unit is un-sent (it stays at
 //    the head of the unsent data, as when tcp_write_xmit stops at a failed transmit).
@@ -75,8 +77,10 @@
 #include "nicsim/core/time.h"
 #include "nicsim/sim/tcp/bbr.h"
 #include "nicsim/sim/tcp/congestion_control.h"
+#include "nicsim/sim/tcp/dctcp.h"
 #include "nicsim/sim/tcp/delivery_rate.h"
 #include "nicsim/sim/tcp/params.h"
+#include "nicsim/sim/tcp/prague.h"
 #include "nicsim/sim/tcp/rtt_estimator.h"
 #include "nicsim/sim/tcp/scoreboard.h"
 #include "nicsim/sim/tcp/segment.h"
@@ -101,7 +105,8 @@ class TcpSender {
     uint64_t acks_received = 0;
     uint64_t dupacks = 0;          // duplicate ACKs (RFC 5681 definition)
     uint64_t sacked_segments = 0;  // segments newly SACKed
-    uint64_t ece_received = 0;
+    uint64_t ece_received = 0;     // ACKs with ECE (RFC 3168 / DCTCP) or a new AccECN CE count
+    uint64_t delivered_ce = 0;     // tp->delivered_ce: segments the peer reported CE-marked
     uint64_t rtt_samples = 0;
     uint64_t window_probes = 0;   // zero-window probes sent
     uint64_t tsq_throttles = 0;   // times TSQ stopped the sender
@@ -210,7 +215,12 @@ class TcpSender {
   const Scoreboard& scoreboard() const { return sb_; }
   const RttEstimator& rtt() const { return rtt_; }
   const CongestionControl& congestion_control() const { return cc_; }
-  const Bbr* bbr() const { return bbr_ ? &*bbr_ : nullptr; }  // nullptr unless cc = bbr
+  const Bbr* bbr() const { return bbr_ ? &*bbr_ : nullptr; }              // nullptr unless cc = bbr
+  const Dctcp* dctcp() const { return dctcp_ ? &*dctcp_ : nullptr; }      // cc = dctcp
+  const Prague* prague() const { return prague_ ? &*prague_ : nullptr; }  // cc = prague
+  bool ecn_ok() const { return ecn_ok_; }                                 // ECN negotiated
+  bool accecn_ok() const { return accecn_ok_; }      // ... with AccECN feedback
+  uint64_t delivered() const { return delivered_; }  // tp->delivered (segments)
   const DeliveryRate& delivery_rate() const { return rate_; }
   uint64_t lost_total() const { return lost_total_; }  // tp->lost: segments ever marked lost
   // The earliest departure time of the next unit (tcp_wstamp_ns) when pacing.
@@ -251,9 +261,17 @@ class TcpSender {
   void advance_pacing(Segment& s, Time now);
   // Internal pacing (tcp_needs_internal_pacing: SK_PACING_NEEDED, i.e. tcp.pacing or BBR,
   // and the host's qdisc is not fq).
-  bool internal_pacing() const { return (params_.pacing || bbr_) && !params_.fq_pacing; }
+  bool internal_pacing() const { return (params_.pacing || bbr_ || prague_) && !params_.fq_pacing; }
   // Departure times are tracked (sk_pacing_status != SK_PACING_NONE).
-  bool paced() const { return params_.pacing || bbr_ || params_.fq_pacing; }
+  bool paced() const { return params_.pacing || bbr_ || prague_ || params_.fq_pacing; }
+  // A cong_control module (BBR, Prague) sets cwnd itself: no PRR, no cwnd = ssthresh at the
+  // end of a reduction.
+  bool cong_control() const { return bbr_ || prague_; }
+  // tcp_congestion_ops.ssthresh of the flow's congestion control.
+  uint32_t ca_ssthresh();
+  // The ECN feedback of one ACK: CE marks newly reported (AccECN) or the ECE flag.
+  bool ecn_echo(const Segment& seg, uint32_t& ce_delta);
+  Prague::Ack prague_ack(uint32_t acked_sacked, uint32_t ce_delta) const;
   Bbr::Conn bbr_conn(Time now) const;
   RateTx rate_on_sent(Time now) { return bbr_ ? rate_.on_sent(now, sb_.packets_out()) : RateTx{}; }
   void cwnd_validate(bool is_cwnd_limited);
@@ -276,8 +294,13 @@ class TcpSender {
   RttEstimator rtt_;
   Scoreboard sb_;
   Window win_;
-  std::optional<Bbr> bbr_;  // cc = bbr (cong_control: it owns cwnd and the pacing rate)
-  DeliveryRate rate_;       // tcp_rate.c; fed only with BBR (its only reader)
+  std::optional<Bbr> bbr_;        // cc = bbr (cong_control: it owns cwnd and the pacing rate)
+  std::optional<Dctcp> dctcp_;    // cc = dctcp (alpha; Reno increase through cc_)
+  std::optional<Prague> prague_;  // cc = prague (cong_control)
+  uint64_t delivered_ = 0;        // tp->delivered
+  uint64_t delivered_ce_ = 0;     // tp->delivered_ce
+  uint32_t peer_ce_packets_ = 0;  // the last AccECN CE count from the peer
+  DeliveryRate rate_;             // tcp_rate.c; fed only with BBR (its only reader)
   uint64_t lost_total_ = 0;
 
   State state_ = State::kClosed;
@@ -285,6 +308,7 @@ class TcpSender {
   bool sack_ok_ = false;
   bool ts_ok_ = false;
   bool ecn_ok_ = false;
+  bool accecn_ok_ = false;
   bool cwr_pending_ = false;
 
   uint64_t snd_una_ = 0;
