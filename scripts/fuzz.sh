@@ -1,20 +1,44 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a bounded time.
-# Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]        (default 30)
+# Builds the libFuzzer targets (clang, ASan + UBSan on every library) and runs each.
+# Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]   each target for that long (default 30; CI: 30)
+#        scripts/fuzz.sh --long [RUNS]          each target for RUNS executions (default 10^7:
+#                                               a nightly-style run, hours; not for CI)
+#        scripts/fuzz.sh --merge                minimise what the runs found into the committed
+#                                               corpora (then commit them)
 #   Build directory: build-fuzz (override with NICSIM_FUZZ_BUILD_DIR).
-#   Every nicsim/{algo,config,report,live,emu}/<name>_fuzz.cc is built as <name>_fuzz
-#   and started from the committed seed corpus <its directory>/fuzz_corpus/<name>/ (read-only:
-#   new inputs go to a scratch corpus in the build directory). Exits non-zero if any fuzzer
-#   finds a crash, a sanitizer error, a leak or a timeout; the reproducer is kept under
-#   <build dir>/fuzz/<name>/artifacts/.
-#   Reproduce with: <build dir>/nicsim/<algo|config|report|live|emu>/<name>_fuzz <artifact file>
+#   Every nicsim/{algo,config,report,live,emu,sim}/<name>_fuzz.cc is built as <name>_fuzz. Inputs:
+#   the committed seed corpus <its directory>/fuzz_corpus/<name>/ (read-only) plus a scratch
+#   corpus <build dir>/fuzz/<name>/corpus that is KEPT between runs, so each run starts where the
+#   last one stopped; --merge folds it (minimised, -merge=1) into the committed corpus. A
+#   dictionary <its directory>/fuzz_corpus/<name>.dict is used when present; the scenario targets
+#   take inputs up to 128 KiB (-max_len; libFuzzer's default would be the seeds' size).
+#   Each target's executions, exec/s and coverage (libFuzzer's cov/ft) are printed and appended
+#   to <build dir>/fuzz/stats.tsv. Exits non-zero if any fuzzer finds a crash, a sanitizer
+#   error, a leak or a timeout; the reproducer is kept under <build dir>/fuzz/<name>/artifacts/.
+#   Reproduce with: <build dir>/nicsim/<dir>/<name>_fuzz <artifact file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-30}
-if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 1 ]; then
-  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]" >&2
+usage() {
+  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER] | --long [RUNS] | --merge" >&2
   exit 2
-fi
+}
+mode=time
+secs=30
+runs_wanted=10000000
+case "${1:-}" in
+  --long)
+    mode=long
+    runs_wanted=${2:-10000000}
+    [[ "$runs_wanted" =~ ^[0-9]+$ ]] && [ "$runs_wanted" -ge 1 ] || usage
+    ;;
+  --merge) mode=merge ;;
+  -h | --help) usage ;;
+  "") ;;
+  *)
+    secs=$1
+    [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 1 ] || usage
+    ;;
+esac
 dir=${NICSIM_FUZZ_BUILD_DIR:-build-fuzz}
 
 ./scripts/setup.sh
@@ -24,7 +48,7 @@ CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDeb
 names=()
 srcdirs=()
 for src in nicsim/algo/*_fuzz.cc nicsim/config/*_fuzz.cc nicsim/report/*_fuzz.cc nicsim/live/*_fuzz.cc \
-           nicsim/emu/*_fuzz.cc; do
+           nicsim/emu/*_fuzz.cc nicsim/sim/*_fuzz.cc; do
   [ -e "$src" ] || continue
   names+=("$(basename "$src" .cc)")
   srcdirs+=("$(dirname "$src")")
@@ -37,31 +61,57 @@ cmake --build "$dir" --parallel 2 --target "${names[@]}"
 
 passed=0
 failed=0
+stats="$dir/fuzz/stats.tsv"
+mkdir -p "$dir/fuzz"
+[ -s "$stats" ] || printf 'date\ttarget\tmode\texecutions\texec_per_s\tcov\tft\tcorpus\n' > "$stats"
 for i in "${!names[@]}"; do
   target=${names[$i]}
   srcdir=${srcdirs[$i]}
   name=${target%_fuzz}
   work="$dir/fuzz/$name"
-  rm -rf "$work/corpus"
+  committed="$srcdir/fuzz_corpus/$name"
   mkdir -p "$work/corpus" "$work/artifacts"
+  bin="$dir/$srcdir/$target"
+  if [ "$mode" = merge ]; then
+    mkdir -p "$committed"
+    "$bin" -merge=1 "$committed" "$work/corpus" > "$work/merge.log" 2>&1 \
+      || { echo "fuzz: $target merge FAILED; log: $work/merge.log" >&2; failed=$((failed + 1)); continue; }
+    echo "fuzz: $target: $(ls "$committed" | wc -l) inputs in $committed"
+    passed=$((passed + 1))
+    continue
+  fi
   seeds=()
-  [ -d "$srcdir/fuzz_corpus/$name" ] && seeds=("$srcdir/fuzz_corpus/$name")
+  [ -d "$committed" ] && seeds=("$committed")
+  extra=()
+  [ -f "$srcdir/fuzz_corpus/$name.dict" ] && extra+=("-dict=$srcdir/fuzz_corpus/$name.dict")
+  case "$name" in scenario | scenario_sim) extra+=(-max_len=131072) ;; esac
+  if [ "$mode" = long ]; then
+    limit=(-runs="$runs_wanted")
+    wall=$((7 * 24 * 3600))
+  else
+    limit=(-max_total_time="$secs")
+    wall=$((secs + 120))
+  fi
   log="$work/fuzz.log"
   set +e
-  timeout $((secs + 120)) "$dir/$srcdir/$target" -max_total_time="$secs" -timeout=10 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
-    "$work/corpus" "${seeds[@]}" >"$log" 2>&1
+  timeout "$wall" "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" "${extra[@]}" "$work/corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
+  rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+  corpus=$(ls "$work/corpus" | wc -l)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$mode" "${runs:-?}" \
+    "${rate:-?}" "$(echo "$cov" | awk '{print $2}')" "$(echo "$cov" | awk '{print $4}')" "$corpus" >> "$stats"
   if [ "$rc" -eq 0 ]; then
     passed=$((passed + 1))
-    echo "fuzz: $target ok, ${runs:-?} inputs in ${secs}s"
+    echo "fuzz: $target ok, ${runs:-?} inputs (${rate:-?}/s), ${cov:-cov ?}, scratch corpus $corpus"
   else
     failed=$((failed + 1))
     echo "fuzz: $target FAILED (exit $rc); log: $log" >&2
     grep -E 'ERROR|SUMMARY|Test unit written|deadly signal|timeout' "$log" | head -20 >&2 || true
   fi
 done
-echo "fuzz: $passed passed, $failed failed"
+echo "fuzz: $passed passed, $failed failed (statistics: $stats)"
 [ "$failed" -eq 0 ]
