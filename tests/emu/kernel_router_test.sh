@@ -7,9 +7,11 @@
 # must match the kernel's loaded ping mean and goodput within +-10 % in `nicsim emulate` and
 # +-20 % in `nicsim run` (docs/fidelity.md "Kernel router" has the table and the commands).
 # The kernel repeats to within ~±6 % (ping mean) and ~±3 % (goodput) on this 2-core machine
-# even at load 16 (docs/fidelity.md); the emulation's limit-100 ping scatters more there (the
-# senders' stalls), so a run on a heavily loaded machine can miss now and then, and the test is
-# not registered in CTest yet (docs/fidelity.md "Kernel router", "Status").
+# even at load 16 (docs/fidelity.md); the emulation's limit-100 ping scatters more on a loaded
+# machine (the senders' stalls: 2 of 6 single runs missed at load 11-19, none of 3 at load
+# 1-3). So a miss of the emulation alone, with the simulator inside its band, is the documented
+# outlier signature: the kernel and the emulation are measured once more (emu_retry_once), and a
+# second miss fails. A simulator miss, or any miss twice, fails at once.
 # Bounded: two kernel runs and two emulations of ~10 s each, plus two simulated runs: ~60 s
 # (the two kernel runs alone took 31 s at load 24), so CTest's TIMEOUT must be above 60.
 # Usage: kernel_router_test.sh NICSIM SOURCE_DIR
@@ -36,6 +38,9 @@ fi
 ip netns del "$probe"
 
 limits=(1000 100)
+# measure: the kernel for both limits, the emulation and the simulation, then the table and the
+# bands. Status 0 inside, 2 when only the emulation missed (the outlier signature), 1 otherwise.
+measure() {
 for limit in "${limits[@]}"; do
   "$src/scripts/kernel_router.sh" --limit "$limit" --time 10 > "$work/kernel-$limit.txt" \
     || fail "kernel router (limit $limit) failed: $(cat "$work/kernel-$limit.txt")"
@@ -54,7 +59,7 @@ done
   || fail "nicsim run $scenario exited $?: $(tail -5 "$work/sim.txt")"
 
 # Three-way table, then the bands (each miss is printed with its numbers).
-/usr/bin/python3 - "$work" "${limits[@]}" <<'EOF' || fail "nicsim outside the kernel's bands (see the table above)"
+/usr/bin/python3 - "$work" "${limits[@]}" <<'EOF'
 import json, re, sys
 work, limits = sys.argv[1], sys.argv[2:]
 
@@ -93,6 +98,9 @@ for limit in limits:
         print(f"{limit} | {metric} | {k[i]:.2f} | {cells[0]} | {cells[1]}")
 for m in misses:
     print("MISS " + m)
-sys.exit(1 if misses else 0)
+only_emulation = bool(misses) and all(m.startswith("emu ") for m in misses)
+sys.exit(0 if not misses else 2 if only_emulation else 1)
 EOF
+}
+emu_retry_once "kernel router: nicsim outside the kernel's bands" measure
 echo "ok: nicsim emulate within +-10 % and nicsim run within +-20 % of the kernel router"
