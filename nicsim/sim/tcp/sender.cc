@@ -24,7 +24,7 @@ Params window_growth_params(Params p) {
 
 constexpr Duration kTimeoutFallback = Duration::s(3);  // RFC 6298 (5.7), TCP_TIMEOUT_FALLBACK
 constexpr uint64_t kUnpacedSegments = 10;              // tcp_update_skb_after_send
-constexpr size_t kInitialScoreboardEntries = 64;  // the ring grows by doubling (scoreboard.h)
+constexpr size_t kInitialScoreboardEntries = 64;       // the ring grows by doubling (scoreboard.h)
 
 }  // namespace
 
