@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev python3-jsonschema       # results JSON + its schema test (nicsim/report)
   libtomlplusplus-dev                          # TOML scenario and preset files (nicsim/config)
   libcli11-dev                                 # command-line parsing, help, completion (tools/)
+  libssl-dev                                   # HMAC-SHA256 of nicsim server's shared secret (nicsim/live/auth.h)
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
   tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
   ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "nicsim/config/units.h"
+#include "nicsim/live/auth.h"
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/server.h"
 #include "nicsim/live/socket_util.h"
@@ -54,8 +55,40 @@ CLI::Option* add_cc_option(CLI::App& app, std::string& out, const std::string& d
 }
 
 int serve(const std::string& listen, live::ServerParams p, bool quiet);
-int rrul(const std::string& host, const live::RrulOptions& o, const OutputOptions& out, bool quiet,
-         const cli::Invocation& inv);
+int rrul(const std::string& host, const live::RrulOptions& o, const std::string& secret,
+         const OutputOptions& out, bool quiet, const cli::Invocation& inv);
+
+// A whole number 1..10000 (connection limits).
+void add_count_option(CLI::App& app, const std::string& name, int& target,
+                      const std::string& help) {
+  app.add_option_function<std::string>(
+         name,
+         [&target, name](const std::string& v) {
+           char* end = nullptr;
+           const long n = std::strtol(v.c_str(), &end, 10);
+           if (v.empty() || *end != '\0' || n < 1 || n > 10000) {
+             throw CLI::ValidationError(name, "expected 1..10000, got '" + v + "'");
+           }
+           target = static_cast<int>(n);
+         },
+         help)
+      ->type_name("N");
+}
+
+// --secret-file FILE: read when parsed, so a bad file is a usage error before anything runs.
+void add_secret_option(CLI::App& app, std::string& target, const std::string& help) {
+  app.add_option_function<std::string>(
+         "--secret-file",
+         [&target](const std::string& path) {
+           try {
+             target = live::load_secret(path);
+           } catch (const live::LiveError& e) {
+             throw CLI::ValidationError("--secret-file", e.what());
+           }
+         },
+         help)
+      ->type_name("FILE");
+}
 
 }  // namespace
 
@@ -71,22 +104,20 @@ cli::Action define_server(CLI::App& app, const cli::Invocation&) {
       "control and DSCP each client asks for) and UDP echo reflectors to many clients at once,\n"
       "until SIGINT or SIGTERM. Control protocol: docs/live.md.");
   app.footer(
-      "Each accepted request and each refusal (malformed, oversize, too slow, busy) is logged\n"
-      "on stderr with the peer's address and the reason.");
+      "Each accepted request and each refusal (malformed, oversize, too slow, busy, wrong\n"
+      "secret) is logged on stderr with the peer's address and the reason, at most a burst\n"
+      "of 20 lines and 5 per second; what is held back is summarised every 10 s.\n"
+      "It listens on every interface by default: on a machine others can reach, give it\n"
+      "--secret-file, or --listen on one address behind a firewall (docs/security.md).");
   app.add_option("--listen", a->listen, "address to listen on (default 0.0.0.0:5270)")
       ->type_name("ADDR[:PORT]");
-  app.add_option_function<std::string>(
-         "--max-clients",
-         [a](const std::string& v) {
-           char* end = nullptr;
-           const long n = std::strtol(v.c_str(), &end, 10);
-           if (v.empty() || *end != '\0' || n < 1 || n > 10000) {
-             throw CLI::ValidationError("--max-clients", "expected 1..10000, got '" + v + "'");
-           }
-           a->p.max_clients = static_cast<int>(n);
-         },
-         "connections served at once (default 64); one more is refused")
-      ->type_name("N");
+  add_count_option(app, "--max-clients", a->p.max_clients,
+                   "connections served at once (default 64); one more is refused");
+  add_count_option(app, "--max-per-peer", a->p.max_per_peer,
+                   "connections from one IP address at once (default 16; rrul uses 11)");
+  add_secret_option(app, a->p.secret,
+                    "serve only clients that prove this shared secret (HMAC-SHA256 over a\n"
+                    "challenge); FILE holds one line and must be readable by its owner only");
   cli::add_duration(app, "--max-duration", a->p.max_duration,
                     "longest flow served (default 300s); longer requests are cut", Duration::zero(),
                     true);
@@ -109,23 +140,34 @@ int serve(const std::string& listen, live::ServerParams p, bool quiet) {
   try {
     live::Server server(p, [quiet](const std::string& line) {
       const bool refusal = line.find(": rejected: ") != std::string::npos ||
-                           line.find("no complete request") != std::string::npos;
+                           line.find("no complete request") != std::string::npos ||
+                           line.find(" held back in the last ") != std::string::npos ||
+                           line.rfind("accept: ", 0) == 0;
       if (!quiet || refusal) {
         std::fprintf(stderr, "nicsim server: %s\n", line.c_str());
       }
     });
     sockaddr_in bound = p.listen;
     bound.sin_port = htons(server.port());
-    std::fprintf(stderr, "nicsim server: listening on %s (protocol %d, at most %d clients)\n",
-                 live::to_string(bound).c_str(), live::kProtocolVersion, p.max_clients);
+    std::fprintf(stderr,
+                 "nicsim server: listening on %s (protocol %d, at most %d clients, %d per "
+                 "address, %s)\n",
+                 live::to_string(bound).c_str(), live::kProtocolVersion, p.max_clients,
+                 p.max_per_peer, p.secret.empty() ? "no authentication" : "shared secret");
     server.run(stop.get());
     const live::ServerStats s = server.stats();
-    std::fprintf(
-        stderr,
-        "nicsim server: stopped: %llu connections, %llu requests served, %llu refused, "
-        "%llu timed out\n",
-        static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.requests),
-        static_cast<unsigned long long>(s.rejected), static_cast<unsigned long long>(s.timeouts));
+    std::fprintf(stderr,
+                 "nicsim server: stopped: %llu connections, %llu requests served, %llu refused "
+                 "(%llu failed authentication, %llu over the per-peer limit), %llu timed out, "
+                 "%llu accept errors, %llu log lines held back\n",
+                 static_cast<unsigned long long>(s.accepted),
+                 static_cast<unsigned long long>(s.requests),
+                 static_cast<unsigned long long>(s.rejected),
+                 static_cast<unsigned long long>(s.auth_failures),
+                 static_cast<unsigned long long>(s.per_peer_refused),
+                 static_cast<unsigned long long>(s.timeouts),
+                 static_cast<unsigned long long>(s.accept_errors),
+                 static_cast<unsigned long long>(s.log_held_back));
   } catch (const live::LiveError& e) {
     std::fprintf(stderr, "nicsim server: %s\n", e.what());
     return 1;
@@ -139,6 +181,7 @@ cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv) {
   struct Args {
     std::vector<std::string> host;  // exactly one
     live::RrulOptions o;
+    std::string secret;
     OutputOptions out;
     bool quiet = false;
   };
@@ -162,19 +205,21 @@ cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv) {
   cli::add_duration(app, "--interval", a->o.interval,
                     "throughput bins (default 200ms, down to 10ms)", Duration::ms(10));
   add_cc_option(app, a->o.cc, "congestion control of all eight flows (default: each sender's)");
+  add_secret_option(app, a->secret, "the server's shared secret (its --secret-file)");
   add_output_options(app, a->out);
   app.add_flag("--quiet", a->quiet, "no notices on stderr");
   return [a, inv] {
     cli::the_one(a->host, "HOST (the machine running `nicsim server`)");
-    return rrul(a->host[0], a->o, a->out, a->quiet, inv);
+    return rrul(a->host[0], a->o, a->secret, a->out, a->quiet, inv);
   };
 }
 
 namespace {
 
-int rrul(const std::string& host, const live::RrulOptions& o, const OutputOptions& out, bool quiet,
-         const cli::Invocation& inv) {
+int rrul(const std::string& host, const live::RrulOptions& o, const std::string& secret,
+         const OutputOptions& out, bool quiet, const cli::Invocation& inv) {
   live::ClientOptions opt;
+  opt.secret = secret;
   if (std::string e = live::parse_endpoint(host, live::kDefaultPort, opt.server); !e.empty()) {
     throw cli::UsageError(e);
   }

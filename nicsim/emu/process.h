@@ -2,11 +2,16 @@
 // Child commands inside an emulated host: `nicsim emulate FILE -- CMD` runs CMD in host a's
 // network namespace, `--server CMD` runs CMD in host b's.
 //
-// The child joins the host's network namespace (setns), gets a private mount namespace with a
-// fresh /sys (so /sys/class/net shows the host's links, as `ip netns exec` does), the
-// environment variables below, default signal dispositions and an empty signal mask, and dies
-// with the emulator (PR_SET_PDEATHSIG SIGTERM) — a SIGKILLed emulator leaves no command
-// running. Environment:
+// Each child is a session of its own: PID 1 of a new PID namespace is a small init (a clone of
+// the emulator that never execs) which dies with the emulator (PR_SET_PDEATHSIG SIGKILL), runs
+// the command as its only child and passes SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGUSR1/2 on
+// (a terminal's own signals reach the command directly, so they are not passed twice). When
+// the command exits, or the emulator dies even by SIGKILL, the init exits and the kernel kills
+// every process left in its namespace — background children and daemons that ignore SIGTERM
+// included (pid_namespaces(7)). The command joins the host's network namespace (setns), gets a
+// private mount namespace with a fresh /sys (so /sys/class/net shows the host's links, as
+// `ip netns exec` does) and a /proc of its PID namespace, the environment variables below,
+// default signal dispositions and an empty signal mask. Environment:
 //   NICSIM_PEER   the other host's IPv4 address (198.18.0.2 for CMD, 198.18.0.1 for the server)
 //   NICSIM_LOCAL  this host's address
 //   NICSIM_HOST   this host's name in the scenario ("a" / "b")
@@ -28,7 +33,9 @@ struct ChildSpec {
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
 };
 
-// Forks and execs; returns the child's pid. Throws SysError if fork fails. A command that
+// Starts the init and the command; returns the init's pid, whose exit status is the command's
+// in shell convention (a command killed by signal S: the init exits 128 + S). Throws SysError
+// if clone fails. A command that
 // cannot be executed exits 127 after one line on stderr ("nicsim: cannot run 'x': ...").
 pid_t spawn_in_netns(const ChildSpec& spec);
 

@@ -168,6 +168,9 @@ void encode(const Request& m, std::vector<uint8_t>& out) {
   const size_t n = std::min(m.cc.size(), kMaxCcName);
   put8(out, static_cast<uint8_t>(n));
   out.insert(out.end(), m.cc.begin(), m.cc.begin() + static_cast<std::ptrdiff_t>(n));
+  if (m.udp_port != 0) {
+    put16(out, m.udp_port);
+  }
   finish(out, at);
 }
 
@@ -199,6 +202,18 @@ void encode(const Stats& m, std::vector<uint8_t>& out) {
 void encode(const End& m, std::vector<uint8_t>& out) {
   const size_t at = begin(out, MessageType::kEnd);
   put_stats(out, m.stats);
+  finish(out, at);
+}
+
+void encode(const Challenge& m, std::vector<uint8_t>& out) {
+  const size_t at = begin(out, MessageType::kChallenge);
+  out.insert(out.end(), m.nonce.begin(), m.nonce.end());
+  finish(out, at);
+}
+
+void encode(const Auth& m, std::vector<uint8_t>& out) {
+  const size_t at = begin(out, MessageType::kAuth);
+  out.insert(out.end(), m.mac.begin(), m.mac.end());
   finish(out, at);
 }
 
@@ -235,6 +250,9 @@ Decoded decode_body(std::span<const uint8_t> body) {
       if (!c.bytes(n, r.cc)) {
         return fail("request.cc: payload ends inside the name");
       }
+      if (c.left() == 2) {
+        c.u16(r.udp_port);
+      }
       if (c.left() != 0) {
         return fail("request: " + std::to_string(c.left()) + " trailing bytes");
       }
@@ -266,6 +284,26 @@ Decoded decode_body(std::span<const uint8_t> body) {
       return decode_stats(c, false);
     case MessageType::kEnd:
       return decode_stats(c, true);
+    case MessageType::kChallenge: {
+      Challenge m;
+      if (c.left() != kNonceBytes) {
+        return fail("challenge: payload is not " + std::to_string(kNonceBytes) + " bytes");
+      }
+      std::string b;
+      c.bytes(kNonceBytes, b);
+      std::memcpy(m.nonce.data(), b.data(), kNonceBytes);
+      return Decoded{Message(m), {}};
+    }
+    case MessageType::kAuth: {
+      Auth m;
+      if (c.left() != kMacBytes) {
+        return fail("auth: payload is not " + std::to_string(kMacBytes) + " bytes");
+      }
+      std::string b;
+      c.bytes(kMacBytes, b);
+      std::memcpy(m.mac.data(), b.data(), kMacBytes);
+      return Decoded{Message(m), {}};
+    }
     case MessageType::kData:
       if (c.left() > kMaxDataPayload) {
         return fail("data: payload exceeds " + std::to_string(kMaxDataPayload) + " bytes");

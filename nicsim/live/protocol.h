@@ -7,15 +7,26 @@
 //
 //   frame  = u32 length (big-endian, = 2 + payload bytes) | u8 version (1) | u8 type | payload
 //
-//   type 1 Request (client -> server), payload 11 + n bytes:
+//   type 1 Request (client -> server), payload 11 + n bytes, or 13 + n with the echo port:
 //            u8 kind (1 sink, 2 source, 3 udp echo) | u8 dscp (0..63) | u32 duration_ms
 //            | u32 stats_interval_ms | u8 n | n bytes congestion control name ([a-z0-9_], n <= 15)
+//            [| u16 udp_port: an echo client's UDP source port, the only one answered]
 //   type 2 Accept  (server -> client): u16 udp_port (the echo reflector's port, 0 for TCP)
 //   type 3 Reject  (server -> client): u8 n | n bytes reason (printable ASCII), then close
 //   type 4 Stats   (server -> client): u64 elapsed_us | u64 bytes | u64 bytes_acked
 //                  | u32 retransmits | u32 cwnd_bytes | u32 rtt_us        (44 bytes)
 //   type 5 Data    (server -> client, sources only): up to kMaxDataPayload bytes, ignored
 //   type 6 End     (server -> client): same payload as Stats, the final numbers; then close
+//   type 7 Challenge (server -> client, first, only when the server has a shared secret):
+//                  16 bytes nonce (random per connection)
+//   type 8 Auth    (client -> server, answers the Challenge, before the Request): 32 bytes
+//                  HMAC-SHA256(secret, "nicsim-auth-1" | nonce)   (auth.h)
+//
+// Authentication (optional, like irtt's HMAC): a server started with a shared secret speaks
+// first with a Challenge and serves only a connection whose Auth proves the secret; the nonce
+// makes a recorded Auth useless on another connection. Without a secret the server sends no
+// Challenge and rejects an Auth. Nothing is encrypted: the secret decides who may use the
+// server, not who may read the traffic.
 //
 // Kinds, seen from the client:
 //   sink    the client uploads: after the Request it writes raw bytes (unframed) until it shuts
@@ -26,14 +37,17 @@
 //           frames for `duration`, with Stats frames (its TCP_INFO: bytes acked, total
 //           retransmits, cwnd, smoothed RTT) every stats interval, then End, then closes.
 //   echo    the server opens a UDP reflector (Accept carries its port) that echoes probe
-//           datagrams (probe.h layout) from the client's IP address only, stamping its receive
-//           and send times, until the TCP connection closes or duration + grace pass.
+//           datagrams (probe.h layout) from the client's IP address and registered UDP port
+//           only (the request's udp_port; a request without one registers the source port of
+//           the first valid probe), stamping its receive and send times, until the TCP
+//           connection closes or duration + grace pass.
 //
 // Bounds a decoder enforces (anything else is rejected with a reason naming the field):
 // control frames (every type but Data) are at most kMaxControlFrame bytes on the wire, Data
 // frames at most kMaxDataPayload bytes of payload; a length field outside these limits is
 // rejected as soon as its 4 bytes are seen, before any payload is buffered.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -61,6 +75,8 @@ enum class MessageType : uint8_t {
   kStats = 4,
   kData = 5,
   kEnd = 6,
+  kChallenge = 7,
+  kAuth = 8,
 };
 
 enum class FlowKind : uint8_t { kSink = 1, kSource = 2, kEcho = 3 };
@@ -71,7 +87,8 @@ struct Request {
   uint8_t dscp = 0;
   uint32_t duration_ms = 0;
   uint32_t stats_interval_ms = 1000;
-  std::string cc;  // "" = the server's default
+  std::string cc;         // "" = the server's default
+  uint16_t udp_port = 0;  // echo: the client's UDP source port (0 = not registered)
   bool operator==(const Request&) const = default;
 };
 struct Accept {
@@ -100,7 +117,18 @@ struct Data {
   size_t bytes = 0;  // payload length (the payload itself is ignored)
   bool operator==(const Data&) const = default;
 };
-using Message = std::variant<Request, Accept, Reject, Stats, Data, End>;
+inline constexpr size_t kNonceBytes = 16;
+inline constexpr size_t kMacBytes = 32;  // HMAC-SHA256
+struct Challenge {
+  std::array<uint8_t, kNonceBytes> nonce{};
+  bool operator==(const Challenge&) const = default;
+};
+struct Auth {
+  std::array<uint8_t, kMacBytes> mac{};
+  bool operator==(const Auth&) const = default;
+};
+inline constexpr size_t kChallengeFrame = kFrameHeader + kNonceBytes;  // bytes on the wire
+using Message = std::variant<Request, Accept, Reject, Stats, Data, End, Challenge, Auth>;
 
 // A decode result: the message, or the reason it was rejected ("length 70000 exceeds ...").
 struct Decoded {
@@ -120,6 +148,8 @@ void encode(const Accept& m, std::vector<uint8_t>& out);
 void encode(const Reject& m, std::vector<uint8_t>& out);  // reason truncated to kMaxReason
 void encode(const Stats& m, std::vector<uint8_t>& out);
 void encode(const End& m, std::vector<uint8_t>& out);
+void encode(const Challenge& m, std::vector<uint8_t>& out);
+void encode(const Auth& m, std::vector<uint8_t>& out);
 void encode_data_header(size_t payload_bytes, std::vector<uint8_t>& out);
 
 // Decodes one complete frame body (version, type, payload: the bytes after the length field).

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 
+#include "nicsim/live/auth.h"
 #include "nicsim/live/live_clock.h"
 #include "nicsim/live/probe.h"
 #include "nicsim/live/protocol.h"
@@ -23,9 +24,23 @@ constexpr size_t kBufferBytes = kMaxDataPayload;
 // Data frames a source writes: small enough that Stats frames, which go between Data frames,
 // are not held back long at low rates (16 KiB at 1 Mbit/s: 131 ms); 6 bytes of framing each.
 constexpr size_t kSourceFrame = 16 * 1024;
+// Accept back-off when the process is out of descriptors or memory: first pause, and the most.
+constexpr int64_t kAcceptPauseNs = 100'000'000;
+constexpr int64_t kAcceptPauseMaxNs = 1'000'000'000;
+
+std::string address_of(const sockaddr_in& a) {
+  char text[INET_ADDRSTRLEN] = "?";
+  ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+  return text;
+}
 }  // namespace
 
-enum class ConnState { kRequest, kSink, kSource, kEcho, kDraining };
+// kAuth: the Challenge is sent, the client's Auth is awaited (servers with a secret only).
+enum class ConnState { kAuth, kRequest, kSink, kSource, kEcho, kDraining };
+
+namespace {
+bool awaiting_request(ConnState s) { return s == ConnState::kAuth || s == ConnState::kRequest; }
+}  // namespace
 
 struct Server::Conn {
   uint64_t id = 0;
@@ -36,6 +51,8 @@ struct Server::Conn {
   ConnState state = ConnState::kRequest;
   FrameReader reader{false};
   Request req;
+  Challenge challenge;       // sent on accept when the server has a secret
+  uint16_t echo_port = 0;    // the client's registered UDP port (echo; 0 = not yet known)
   std::vector<uint8_t> out;  // pending control bytes (bounded by kMaxOutQueue)
   size_t out_off = 0;
   size_t data_left = 0;  // payload bytes of the current Data frame still to write
@@ -51,7 +68,10 @@ struct Server::Conn {
 };
 
 Server::Server(const ServerParams& params, Log log)
-    : params_(params), log_(std::move(log)), buffer_(kBufferBytes, 0) {
+    : params_(params),
+      log_(std::move(log)),
+      buffer_(kBufferBytes, 0),
+      log_limiter_(params.log_limits) {
   listen_ = Fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!listen_.valid()) {
     throw_errno("socket");
@@ -135,6 +155,9 @@ void Server::run(int stop_fd) {
       }
     }
     timers(mono_ns());
+    if (std::optional<std::string> held = log_limiter_.summary(mono_ns()); held && log_) {
+      log_(*held);
+    }
     for (uint64_t id : closing_) {
       conns_.erase(id);
     }
@@ -149,8 +172,12 @@ void Server::accept_all(int64_t now) {
     const int fd = ::accept4(listen_.get(), reinterpret_cast<sockaddr*>(&peer), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      return;  // EAGAIN, or a transient error (EMFILE, ECONNABORTED): try on the next event
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        pause_accepting(now, errno);
+      }
+      return;  // EAGAIN, or a transient error (ECONNABORTED): try on the next event
     }
+    accept_backoff_ns_ = 0;
     ++stats_.accepted;
     auto c = std::make_unique<Conn>();
     c->id = next_id_++;
@@ -159,22 +186,74 @@ void Server::accept_all(int64_t now) {
     c->name = "peer " + to_string(peer);
     c->accepted_ns = now;
     c->deadline_ns = now + params_.request_timeout.count_ns();
-    if (stats_.active >= params_.max_clients) {
-      std::vector<uint8_t> msg;
-      encode(Reject{"server busy: " + std::to_string(params_.max_clients) + " clients"}, msg);
-      // Best effort, non-blocking: a fresh socket's buffer takes this small frame.
-      [[maybe_unused]] const ssize_t w = ::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL);
-      ++stats_.rejected;
-      if (log_) {
-        log_(c->name + ": rejected: server busy (" + std::to_string(params_.max_clients) +
-             " clients)");
-      }
-      continue;
+    if (!admit_peer(fd, peer, c->name)) {
+      continue;  // refused with a reason; c closes the socket
     }
     ++stats_.active;
+    ++per_peer_[peer.sin_addr.s_addr];
+    if (!params_.secret.empty()) {
+      c->challenge = make_challenge();
+      encode(c->challenge, c->out);
+      c->state = ConnState::kAuth;
+    }
     const uint64_t id = c->id;
-    conns_[id] = std::move(c);
-    update_events(*conns_[id]);
+    Conn& conn = *(conns_[id] = std::move(c));
+    update_events(conn);
+    pump(conn, now);
+  }
+}
+
+// Whether a new connection fits the limits: all clients, then one address's share. A refused
+// one gets Reject(reason), best effort and non-blocking (a fresh socket's buffer takes it).
+bool Server::admit_peer(int fd, const sockaddr_in& peer, const std::string& name) {
+  std::string why;
+  if (stats_.active >= params_.max_clients) {
+    why = "server busy: " + std::to_string(params_.max_clients) + " clients";
+  } else if (const auto it = per_peer_.find(peer.sin_addr.s_addr);
+             it != per_peer_.end() && it->second >= params_.max_per_peer) {
+    why = "too many connections from " + address_of(peer) + " (at most " +
+          std::to_string(params_.max_per_peer) + ")";
+    ++stats_.per_peer_refused;
+  } else {
+    return true;
+  }
+  std::vector<uint8_t> msg;
+  encode(Reject{why}, msg);
+  [[maybe_unused]] const ssize_t w = ::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL);
+  ++stats_.rejected;
+  log(peer, name + ": rejected: " + why);
+  return false;
+}
+
+// Out of descriptors or memory: the pending connection stays in the backlog and the listening
+// socket stays readable, so accepting again at once would spin. Stop listening for a while.
+void Server::pause_accepting(int64_t now, int err) {
+  ++stats_.accept_errors;
+  accept_backoff_ns_ = accept_backoff_ns_ == 0
+                           ? kAcceptPauseNs
+                           : std::min(2 * accept_backoff_ns_, kAcceptPauseMaxNs);
+  accept_resume_ns_ = now + accept_backoff_ns_;
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listen_.get(), nullptr);
+  log(sockaddr_in{}, std::string("accept: ") + std::strerror(err) + " (" +
+                         std::to_string(stats_.active) + " connections open); not accepting for " +
+                         std::to_string(accept_backoff_ns_ / 1'000'000) + " ms");
+}
+
+void Server::resume_accepting(int64_t now) {
+  if (now < accept_resume_ns_) {
+    return;
+  }
+  accept_resume_ns_ = INT64_MAX;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = kListenToken;
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, listen_.get(), &ev);
+}
+
+// Every line about a peer passes the rate limiter (an unspecified peer: the server's own).
+void Server::log(const sockaddr_in& peer, const std::string& line) {
+  if (log_ && log_limiter_.admit(address_of(peer), mono_ns())) {
+    log_(line);
   }
 }
 
@@ -201,12 +280,16 @@ void Server::close(Conn& c, const std::string& why, bool timeout) {
   if (timeout) {
     ++stats_.timeouts;
   }
-  if (log_ && !why.empty()) {
-    log_(c.name + ": " + why);
+  if (!why.empty()) {
+    log(c.peer, c.name + ": " + why);
   }
   c.fd.reset();  // closing removes it from the epoll set
   c.udp.reset();
   --stats_.active;
+  if (auto it = per_peer_.find(c.peer.sin_addr.s_addr);
+      it != per_peer_.end() && --it->second <= 0) {
+    per_peer_.erase(it);
+  }
   closing_.push_back(c.id);
 }
 
@@ -224,10 +307,10 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
       const ssize_t n = ::recv(c.fd.get(), buffer_.data(), buffer_.size(), 0);
       if (n > 0) {
         stats_.bytes_in += static_cast<uint64_t>(n);
-        if (c.state == ConnState::kRequest) {
+        if (awaiting_request(c.state)) {
           const auto* p = buffer_.data();
           size_t left = static_cast<size_t>(n);
-          while (left > 0 && c.state == ConnState::kRequest && c.fd.valid()) {
+          while (left > 0 && awaiting_request(c.state) && c.fd.valid()) {
             const size_t used = c.reader.feed(std::span<const uint8_t>(p, left));
             p += used;
             left -= used;
@@ -236,12 +319,7 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
               return;
             }
             if (std::optional<Message> m = c.reader.next()) {
-              if (!std::holds_alternative<Request>(*m)) {
-                reject(c, "frame.type: expected a request first");
-                return;
-              }
-              c.req = std::get<Request>(*m);
-              handle_request(c, now);
+              on_control(c, *m, now);
             }
           }
           if (!c.fd.valid()) {
@@ -249,7 +327,7 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
           }
           if (c.state == ConnState::kSink) {
             c.bytes += left;  // data that followed the request in the same read
-          } else if (left > 0 && c.state != ConnState::kRequest) {
+          } else if (left > 0 && !awaiting_request(c.state)) {
             close(c, "protocol: data after a " + std::string(to_string(c.req.kind)) + " request");
             return;
           }
@@ -279,7 +357,7 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
           }
           return;
         }
-        if (c.state == ConnState::kRequest) {
+        if (awaiting_request(c.state)) {
           close(c, c.reader.mid_frame() ? "closed inside a request frame" : "");
         } else {
           close(c, "");
@@ -302,6 +380,34 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
   if (c.fd.valid()) {
     update_events(c);
   }
+}
+
+// The first frames of a connection: Auth (when the server has a secret), then the Request.
+void Server::on_control(Conn& c, const Message& m, int64_t now) {
+  if (const auto* a = std::get_if<Auth>(&m)) {
+    if (params_.secret.empty()) {
+      reject(c, "auth: this server has no shared secret; connect without one");
+    } else if (c.state != ConnState::kAuth) {
+      reject(c, "auth: sent twice");
+    } else if (!auth_valid(params_.secret, c.challenge, *a)) {
+      ++stats_.auth_failures;
+      reject(c, "auth: wrong shared secret");
+    } else {
+      c.state = ConnState::kRequest;
+    }
+    return;
+  }
+  if (!std::holds_alternative<Request>(m)) {
+    reject(c, "frame.type: expected a request first");
+    return;
+  }
+  if (c.state == ConnState::kAuth) {
+    ++stats_.auth_failures;
+    reject(c, "auth: this server requires a shared secret (--secret-file)");
+    return;
+  }
+  c.req = std::get<Request>(m);
+  handle_request(c, now);
 }
 
 void Server::handle_request(Conn& c, int64_t now) {
@@ -351,6 +457,7 @@ void Server::handle_request(Conn& c, int64_t now) {
     ev.data.u64 = (c.id << 1) | 1;
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, u.get(), &ev);
     c.udp = std::move(u);
+    c.echo_port = r.udp_port;
     c.next_stats_ns = INT64_MAX;  // no stats on an echo
   }
   ++stats_.requests;
@@ -358,10 +465,8 @@ void Server::handle_request(Conn& c, int64_t now) {
   c.state = r.kind == FlowKind::kSink     ? ConnState::kSink
             : r.kind == FlowKind::kSource ? ConnState::kSource
                                           : ConnState::kEcho;
-  if (log_) {
-    log_(c.name + ": " + to_string(r.kind) + " for " + std::to_string(duration_ms) + " ms, dscp " +
-         std::to_string(r.dscp) + (r.cc.empty() ? "" : ", cc " + r.cc));
-  }
+  log(c.peer, c.name + ": " + to_string(r.kind) + " for " + std::to_string(duration_ms) +
+                  " ms, dscp " + std::to_string(r.dscp) + (r.cc.empty() ? "" : ", cc " + r.cc));
   pump(c, now);
 }
 
@@ -468,11 +573,16 @@ void Server::on_udp(Conn& c, int64_t now) {
     }
     const int64_t recv_ns = receive_time_ns(msg);
     const std::span<uint8_t> dgram(data, static_cast<size_t>(n));
-    if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr || (msg.msg_flags & MSG_TRUNC) != 0 ||
+    const uint16_t port = ntohs(from.sin_port);
+    if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr ||
+        (c.echo_port != 0 && port != c.echo_port) || (msg.msg_flags & MSG_TRUNC) != 0 ||
         !decode_probe(dgram)) {
       ++stats_.ignored;
       continue;
     }
+    // A client that did not register its port (an older nicsim) registers with its first
+    // valid probe; every later datagram must come from the same port.
+    c.echo_port = port;
     stamp_probe(dgram, recv_ns, mono_ns());
     if (::sendto(c.udp.get(), data, dgram.size(), 0, reinterpret_cast<const sockaddr*>(&from),
                  sizeof from) >= 0) {
@@ -482,13 +592,14 @@ void Server::on_udp(Conn& c, int64_t now) {
 }
 
 void Server::timers(int64_t now) {
+  resume_accepting(now);
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
     if (!c.fd.valid()) {
       continue;
     }
     if (now >= c.deadline_ns) {
-      if (c.state == ConnState::kRequest) {
+      if (awaiting_request(c.state)) {
         reject(c, "no complete request within " +
                       std::to_string(params_.request_timeout.count_ns() / 1'000'000) + " ms");
         ++stats_.timeouts;
@@ -526,7 +637,7 @@ void Server::timers(int64_t now) {
 }
 
 int64_t Server::next_deadline() const {
-  int64_t d = INT64_MAX;
+  int64_t d = std::min(accept_resume_ns_, log_limiter_.next_summary_ns());
   for (const auto& [id, c] : conns_) {
     if (!c->fd.valid()) {
       continue;

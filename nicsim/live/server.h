@@ -13,11 +13,23 @@
 //   - malformed or hostile control messages (bad length, version, type, field) are answered
 //     with Reject(reason) where possible, logged with the peer's address and the reason, and
 //     the connection is closed;
-//   - an echo reflector answers only datagrams from the client's own IP address that carry a
-//     valid probe header (so it cannot be turned on a third party), one answer per datagram.
+//   - at most `max_per_peer` connections from one IP address (one more is answered Reject and
+//     closed), so one host cannot take every slot;
+//   - with a shared secret (`secret`, auth.h) a connection must answer the server's Challenge
+//     before its request is read: strangers are refused after one small frame;
+//   - an echo reflector answers only datagrams from the client's own IP address and its
+//     registered UDP port that carry a valid probe header (so a spoofed source port cannot
+//     reflect it onto another socket), one answer per datagram;
+//   - log lines pass a rate limiter (log_limiter.h): a burst, then a few per second, and a
+//     summary of what was held back; an attacker cannot flood the log;
+//   - when accept(2) fails for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS,
+//     ENOMEM) the server stops accepting for 100 ms (doubling to 1 s while it lasts) instead of
+//     spinning on the still-pending connection; the clients it serves go on.
+// docs/security.md says what this promises and how it was tested.
 
 #include <netinet/in.h>
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +38,8 @@
 #include <vector>
 
 #include "nicsim/core/time.h"
+#include "nicsim/live/log_limiter.h"
+#include "nicsim/live/protocol.h"
 #include "nicsim/live/socket_util.h"
 
 namespace nicsim::live {
@@ -38,17 +52,24 @@ struct ServerParams {
   Duration grace = Duration::s(5);
   std::string default_cc;  // "" = the kernel's default
   int backlog = 64;
+  int max_per_peer = 16;  // connections from one IP address (rrul needs 4 + 4 + 3)
+  std::string secret;     // "" = no authentication
+  LogLimiterParams log_limits;
 };
 
 struct ServerStats {
-  uint64_t accepted = 0;   // connections accepted (busy rejections included)
-  uint64_t requests = 0;   // valid requests served
-  uint64_t rejected = 0;   // connections refused with a reason (malformed, busy, ...)
-  uint64_t timeouts = 0;   // closed for not completing a request, or overstaying
-  uint64_t bytes_in = 0;   // TCP payload read
-  uint64_t bytes_out = 0;  // TCP bytes written
-  uint64_t echoed = 0;     // probe datagrams reflected
-  uint64_t ignored = 0;    // datagrams not reflected (foreign source, malformed)
+  uint64_t accepted = 0;          // connections accepted (busy rejections included)
+  uint64_t requests = 0;          // valid requests served
+  uint64_t rejected = 0;          // connections refused with a reason (malformed, busy, ...)
+  uint64_t timeouts = 0;          // closed for not completing a request, or overstaying
+  uint64_t bytes_in = 0;          // TCP payload read
+  uint64_t bytes_out = 0;         // TCP bytes written
+  uint64_t echoed = 0;            // probe datagrams reflected
+  uint64_t ignored = 0;           // datagrams not reflected (foreign source, malformed)
+  uint64_t auth_failures = 0;     // connections without a valid answer to the challenge
+  uint64_t per_peer_refused = 0;  // connections over max_per_peer
+  uint64_t accept_errors = 0;     // accept(2) failures for lack of descriptors or memory
+  uint64_t log_held_back = 0;     // log lines the rate limiter held back (summarised)
   int active = 0;
 };
 
@@ -64,12 +85,21 @@ class Server {
   uint16_t port() const { return port_; }
   // Serves until `stop_fd` (an eventfd or pipe) becomes readable; -1 = until killed.
   void run(int stop_fd);
-  ServerStats stats() const { return stats_; }
+  ServerStats stats() const {
+    ServerStats s = stats_;
+    s.log_held_back = log_limiter_.stats().suppressed;
+    return s;
+  }
 
   struct Conn;
 
  private:
   void accept_all(int64_t now);
+  bool admit_peer(int fd, const sockaddr_in& peer, const std::string& name);
+  void pause_accepting(int64_t now, int err);
+  void resume_accepting(int64_t now);
+  void on_control(Conn& c, const Message& m, int64_t now);
+  void log(const sockaddr_in& peer, const std::string& line);
   void on_tcp(Conn& c, uint32_t events, int64_t now);
   void on_udp(Conn& c, int64_t now);
   void handle_request(Conn& c, int64_t now);
@@ -88,7 +118,11 @@ class Server {
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::vector<uint64_t> closing_;
-  std::vector<uint8_t> buffer_;  // shared payload buffer (reads and data frames)
+  std::vector<uint8_t> buffer_;       // shared payload buffer (reads and data frames)
+  std::map<uint32_t, int> per_peer_;  // open connections per IPv4 address (network order)
+  LogLimiter log_limiter_;
+  int64_t accept_resume_ns_ = INT64_MAX;  // accepting paused until then (EMFILE back-off)
+  int64_t accept_backoff_ns_ = 0;
   ServerStats stats_;
 };
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "nicsim/live/auth.h"
 #include "nicsim/live/live_clock.h"
 #include "nicsim/live/probe.h"
 #include "nicsim/live/protocol.h"
@@ -48,6 +49,45 @@ uint16_t icmp_checksum(const uint8_t* p, size_t n) {
 
 enum class FlowPhase { kPending, kConnecting, kRunning, kStopping, kDone };
 
+// A connection's opening (protocol.h): without a secret the request goes out at once; with one
+// it waits for the server's Challenge and goes out behind the Auth that answers it.
+class Handshake {
+ public:
+  // Sets the request; returns the bytes to send now.
+  std::vector<uint8_t> begin(const Request& r, const std::string& secret) {
+    secret_ = secret;
+    std::vector<uint8_t> bytes;
+    encode(r, secret.empty() ? bytes : pending_);
+    return bytes;
+  }
+  bool waiting() const { return !pending_.empty(); }
+  // The bytes that answer `c` (Auth, then the request). Throws LiveError without a secret.
+  std::vector<uint8_t> answer(const Challenge& c, const std::string& server) {
+    if (secret_.empty()) {
+      throw LiveError("server " + server +
+                      " requires a shared secret: give it with --secret-file (docs/security.md)");
+    }
+    if (pending_.empty()) {
+      throw LiveError("server " + server + ": a second challenge on one connection");
+    }
+    std::vector<uint8_t> bytes;
+    encode(answer_challenge(secret_, c), bytes);
+    bytes.insert(bytes.end(), pending_.begin(), pending_.end());
+    pending_.clear();
+    return bytes;
+  }
+  // A hint for a refusal: a client with a secret that a server without one never challenged.
+  std::string hint() const {
+    return waiting() ? " (this client has a shared secret; the server sent no challenge: was it "
+                       "started with --secret-file?)"
+                     : "";
+  }
+
+ private:
+  std::string secret_;
+  std::vector<uint8_t> pending_;  // the request, held until the challenge is answered
+};
+
 struct Flow {
   FlowPlan plan;
   Direction dir = Direction::kAtoB;
@@ -59,6 +99,7 @@ struct Flow {
   std::vector<uint8_t> request;
   size_t request_off = 0;
   size_t request_len = 0;
+  Handshake handshake;
   bool accepted = false;
   uint64_t written = 0;          // upload: payload bytes written (after the request)
   uint64_t read = 0;             // download: bytes read
@@ -84,6 +125,7 @@ struct Probe {
   FrameReader reader{false};
   std::vector<uint8_t> request;
   size_t request_off = 0;
+  Handshake handshake;
   bool connecting = false;
   sockaddr_in target{};
   int64_t next_send = 0;
@@ -282,7 +324,7 @@ class Engine {
       r.stats_interval_ms =
           static_cast<uint32_t>(std::max<int64_t>(interval_.count_ns() / 1'000'000, 10));
       r.cc = sockets.server_cc;
-      encode(r, f.request);
+      f.request = f.handshake.begin(r, opt_.secret);
       f.request_len = f.request.size();
       f.phase = FlowPhase::kConnecting;
       f.events = EPOLLIN | EPOLLOUT;
@@ -366,6 +408,13 @@ class Engine {
   }
 
   void write_flow(Flow& f) {
+    if (f.handshake.waiting()) {  // nothing may be written before the challenge is answered
+      if (f.events & EPOLLOUT) {
+        f.events = EPOLLIN;
+        mod(f.fd.get(), f.events, flow_token(index_of(f)));
+      }
+      return;
+    }
     while (f.request_off < f.request.size()) {
       const ssize_t w = ::send(f.fd.get(), f.request.data() + f.request_off,
                                f.request.size() - f.request_off, MSG_NOSIGNAL);
@@ -438,17 +487,24 @@ class Engine {
   void on_message(Flow& f, const Message& m) {
     if (const auto* rej = std::get_if<Reject>(&m)) {
       throw LiveError("server " + to_string(opt_.server) + " refused flow " +
-                      std::to_string(f.stream_id) + ": " + rej->reason);
+                      std::to_string(f.stream_id) + ": " + rej->reason + f.handshake.hint());
     }
     // A download's receiver bytes are the Data frames (headers included), as the server
     // counts what it writes: the control frames read in between are taken back out.
-    const uint64_t control = std::holds_alternative<Accept>(m) ? kAcceptFrame
-                             : std::holds_alternative<Data>(m) ? 0
-                                                               : kStatsFrame;
+    const uint64_t control = std::holds_alternative<Accept>(m)      ? kAcceptFrame
+                             : std::holds_alternative<Data>(m)      ? 0
+                             : std::holds_alternative<Challenge>(m) ? kChallengeFrame
+                                                                    : kStatsFrame;
     if (!f.upload) {
       f.read -= std::min<uint64_t>(f.read, control);
     }
-    if (std::holds_alternative<Accept>(m)) {
+    if (const auto* ch = std::get_if<Challenge>(&m)) {
+      f.request = f.handshake.answer(*ch, to_string(opt_.server));
+      f.request_off = 0;
+      f.request_len = f.request.size();
+      f.events = EPOLLIN | EPOLLOUT;
+      mod(f.fd.get(), f.events, flow_token(index_of(f)));
+    } else if (std::holds_alternative<Accept>(m)) {
       f.accepted = true;
     } else if (const auto* s = std::get_if<Stats>(&m)) {
       f.server = *s;
@@ -481,16 +537,31 @@ class Engine {
 
   void open_echo(Probe& p) {
     p.control = connect_tcp(p.plan.dscp, "", p.plan.from, p.plan.to);
+    open_udp_socket(p);
     Request r;
+    r.udp_port = local_port(p.fd.get());
     r.kind = FlowKind::kEcho;
     r.dscp = p.plan.dscp;
     r.duration_ms = static_cast<uint32_t>(std::max<int64_t>(
         (p.plan.stop - p.plan.start + report::kLossHorizon).count_ns() / 1'000'000 +
             p.plan.start.count_ns() / 1'000'000,
         1));
-    encode(r, p.request);
+    p.request = p.handshake.begin(r, opt_.secret);
     p.connecting = true;
     add(p.control.get(), EPOLLIN | EPOLLOUT, probe_token(p.index) + 1);
+  }
+
+  // Sends what is left of the echo request (a few dozen bytes: a fresh socket takes them).
+  void send_echo_request(Probe& p) {
+    while (p.request_off < p.request.size()) {
+      const ssize_t w = ::send(p.control.get(), p.request.data() + p.request_off,
+                               p.request.size() - p.request_off, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EAGAIN) return;
+        throw_errno("send echo request");
+      }
+      p.request_off += static_cast<size_t>(w);
+    }
   }
 
   void on_echo_control(Probe& p, uint32_t events) {
@@ -504,14 +575,9 @@ class Engine {
       if (err != 0) {
         throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
       }
-      while (p.request_off < p.request.size()) {
-        const ssize_t w = ::send(p.control.get(), p.request.data() + p.request_off,
-                                 p.request.size() - p.request_off, MSG_NOSIGNAL);
-        if (w < 0) {
-          if (errno == EAGAIN) return;
-          throw_errno("send echo request");
-        }
-        p.request_off += static_cast<size_t>(w);
+      send_echo_request(p);
+      if (p.request_off < p.request.size()) {
+        return;
       }
       p.connecting = false;
       mod(p.control.get(), EPOLLIN, probe_token(p.index) + 1);
@@ -536,7 +602,12 @@ class Engine {
         while (std::optional<Message> m = p.reader.next()) {
           if (const auto* rej = std::get_if<Reject>(&*m)) {
             throw LiveError("server " + to_string(opt_.server) + " refused probe " + p.plan.name +
-                            ": " + rej->reason);
+                            ": " + rej->reason + p.handshake.hint());
+          }
+          if (const auto* ch = std::get_if<Challenge>(&*m)) {
+            p.request = p.handshake.answer(*ch, to_string(opt_.server));
+            p.request_off = 0;
+            send_echo_request(p);
           }
           if (const auto* a = std::get_if<Accept>(&*m); a != nullptr && !p.ready) {
             open_udp(p, a->udp_port);
@@ -546,7 +617,9 @@ class Engine {
     }
   }
 
-  void open_udp(Probe& p, uint16_t port) {
+  // The probe's UDP socket, bound to a port of its own before the request names it (the
+  // server's reflector answers that port only).
+  void open_udp_socket(Probe& p) {
     p.fd = in_host(std::min(p.plan.from, p.plan.to), [] {
       return Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     });
@@ -556,6 +629,21 @@ class Engine {
     const int one = 1;
     ::setsockopt(p.fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     set_dscp(p.fd.get(), p.plan.dscp);
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    if (::bind(p.fd.get(), reinterpret_cast<const sockaddr*>(&any), sizeof any) != 0) {
+      throw_errno("bind udp");
+    }
+  }
+
+  static uint16_t local_port(int fd) {
+    sockaddr_in local{};
+    socklen_t len = sizeof local;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
+    return ntohs(local.sin_port);
+  }
+
+  void open_udp(Probe& p, uint16_t port) {
     sockaddr_in to = server_of(p.plan.from, p.plan.to);
     to.sin_port = htons(port);
     if (::connect(p.fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {

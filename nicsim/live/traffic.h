@@ -92,6 +92,9 @@ struct ClientOptions {
   };
   std::vector<HostEndpoint> hosts;
   int stop_fd = -1;  // readable (eventfd, pipe) -> stop at once with what was measured
+  // The server's shared secret (auth.h): each connection answers the server's Challenge
+  // before its request. "" = none (a server that has one refuses us with a clear reason).
+  std::string secret;
   Duration grace = Duration::s(3);  // after the end: wait this long for final server reports
   std::function<void(const std::string&)> log;  // one-line notices
 };

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CTest emu_cleanup: nothing is left behind — no namespace (ip netns list), no link in the
 # caller's namespace, no process — after a normal exit, after SIGTERM mid-run (exit status
-# 143), and after SIGKILL once the next start (`nicsim emulate --cleanup`) has run.
+# 143), and after SIGKILL: at once for processes (the command's and the server's background
+# children that ignore SIGTERM and SIGHUP included: each runs in a PID namespace whose init dies
+# with the emulator), and for namespaces once the next start (`nicsim emulate --cleanup`) ran.
 # Usage: cleanup_test.sh NICSIM SOURCE_DIR
 source "$(dirname "$0")/common.sh"
 nicsim=$1
@@ -18,12 +20,22 @@ links_of_caller > "$links_before"
 # The commands' markers are unique to this run (a killed earlier run's `sleep` may still live).
 s2=20.${$}5
 s3=20.${$}7
+s4=20.${$}9
 
 check_clean() {  # $1: emulator pid, $2: marker of its command
   [ -z "$(emu_namespaces_of "$1")" ] || fail "$3: namespaces left: $(emu_namespaces_of "$1")"
   added=$(links_of_caller | comm -13 "$links_before" -)
   [ -z "$added" ] || fail "$3: links left in the caller's namespace: $added"
   ! pgrep -f "^sleep $2\$" >/dev/null || fail "$3: command 'sleep $2' still running"
+}
+
+# Whether a process whose command line starts with "sleep $1" is left after up to 3 s.
+survivors() {
+  for _ in $(seq 1 30); do
+    pgrep -f "^sleep $1" >/dev/null || return 1
+    sleep 0.1
+  done
+  pgrep -af "^sleep $1"
 }
 
 # 1. Normal exit.
@@ -47,19 +59,29 @@ wait $pid || status=$?
 check_clean $pid $s2 "SIGTERM"
 echo "ok: SIGTERM (exit 143)"
 
-# 3. SIGKILL: leftovers stay (namespaces), the command dies with the emulator, and the next
-#    start removes the namespaces.
-"$nicsim" emulate "$scenario" --quiet -- sleep $s3 &
+# 3. SIGKILL: namespaces stay until the next start removes them; no process of the session
+#    stays — not the command, not the server, not their background children that ignore
+#    SIGTERM and SIGHUP (before this build, those ran on until --cleanup).
+stubborn() {  # $1: marker; a shell that ignores TERM/HUP with a detached child that does too
+  echo "trap '' TERM HUP; (trap '' TERM HUP; exec sleep ${1}1) & exec sleep $1"
+}
+"$nicsim" emulate "$scenario" --quiet --server-wait 1s --server "$(stubborn $s4)" \
+  -- sh -c "$(stubborn $s3)" &
 pid=$!
 emu_wait_for_namespaces $pid
-sleep 0.3
+for _ in $(seq 1 50); do
+  pgrep -f "^sleep $s3\$" >/dev/null && break
+  sleep 0.1
+done
+pgrep -f "^sleep ${s3}1\$" >/dev/null || fail "SIGKILL: the command's background child never started"
+pgrep -f "^sleep ${s4}1\$" >/dev/null || fail "SIGKILL: the server's background child never started"
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 [ -n "$(emu_namespaces_of $pid)" ] || fail "SIGKILL: expected leftovers to clean up"
-for _ in $(seq 1 50); do
-  pgrep -f "^sleep $s3\$" >/dev/null || break
-  sleep 0.1
-done
+if left=$(survivors $s3) || left=$(survivors $s4); then
+  fail "SIGKILL: processes of the session outlived the emulator: $left"
+fi
+echo "ok: SIGKILL, every process of the session died with the emulator"
 cleanup_out=$("$nicsim" emulate --cleanup 2>&1) || fail "--cleanup exited $?: $cleanup_out"
 echo "$cleanup_out" | grep -q "removed leftover namespace nicsim-$pid-a" \
   || fail "--cleanup did not report removing nicsim-$pid-a: $cleanup_out"
