@@ -49,10 +49,21 @@ TEST(LiveProtocol, EveryMessageRoundTripsInOneByteReads) {
   bytes.insert(bytes.end(), {9, 9, 9});
   encode(End{st}, bytes);
   encode(Reject{"no"}, bytes);
+  Challenge ch;
+  ch.nonce.fill(7);
+  Auth au;
+  au.mac.fill(0xa5);
+  encode(ch, bytes);
+  encode(au, bytes);
+  Request echo{FlowKind::kEcho, 0, 5, 10, "", 40000};  // with the registered UDP port
+  encode(echo, bytes);
   FrameReader r(true);
   const std::vector<Message> got = feed_all(r, bytes);
   ASSERT_FALSE(r.failed()) << r.error();
-  ASSERT_EQ(got.size(), 6u);
+  ASSERT_EQ(got.size(), 9u);
+  EXPECT_EQ(std::get<Challenge>(got[6]), ch);
+  EXPECT_EQ(std::get<Auth>(got[7]), au);
+  EXPECT_EQ(std::get<Request>(got[8]), echo);
   EXPECT_EQ(std::get<Request>(got[0]), req);
   EXPECT_EQ(std::get<Accept>(got[1]).udp_port, 4242);
   EXPECT_EQ(std::get<Stats>(got[2]), st);

@@ -4,7 +4,9 @@
 # a raw protocol client asking for a 60 s source: the server must log the flow as 1000 ms and
 # end it with End after about 1 s of data, not 60 s — End's elapsed time is the server's own
 # count (at least the 1 s cap, far below the 60 s asked; the client gives up after 15 s on a
-# server that ignores the cap). A 0.5 s request below the cap is served as asked.
+# server that ignores the cap). A 0.5 s request below the cap is served as asked. Then
+# --secret-file: refused when others may read it; rrul with the secret is served, without it
+# refused with a reason naming --secret-file.
 # Usage: server_cli_test.sh NICSIM SOURCE_DIR
 set -euo pipefail
 nicsim=$1
@@ -62,4 +64,30 @@ grep -q ": source for 500 ms, dscp 0" "$work/server.log" \
 kill "$server_pid"
 wait "$server_pid" || fail "server exited $? on SIGTERM"
 server_pid=
+
+# --secret-file (docs/security.md): a file others may read is a usage error; a server with a
+# secret serves `nicsim rrul --secret-file` with the same secret and refuses one without it,
+# each with a reason that says what to do.
+printf 'correct horse\n' > "$work/secret"
+chmod 644 "$work/secret"
+set +e
+"$nicsim" server --listen 127.0.0.1:0 --secret-file "$work/secret" 2>"$work/s1"; rc=$?
+set -e
+[ $rc = 2 ] || fail "world-readable --secret-file exited $rc"
+grep -q "group or others may read it (chmod 600" "$work/s1" || fail "$(cat "$work/s1")"
+chmod 600 "$work/secret"
+start_server --secret-file "$work/secret"
+grep -q "shared secret)" "$work/server.log" || fail "banner: $(head -1 "$work/server.log")"
+"$nicsim" rrul "127.0.0.1:$port" --secret-file "$work/secret" --idle 0s --duration 0.5s \
+  --probe-interval 50ms --quiet --json "$work/auth.json" >/dev/null 2>"$work/a1" \
+  || fail "rrul with the secret: $(cat "$work/a1")"
+set +e
+"$nicsim" rrul "127.0.0.1:$port" --idle 0s --duration 0.5s --quiet >/dev/null 2>"$work/a2"; rc=$?
+set -e
+[ $rc = 1 ] || fail "rrul without the secret exited $rc"
+grep -q "requires a shared secret: give it with --secret-file" "$work/a2" || fail "$(cat "$work/a2")"
+kill "$server_pid"
+wait "$server_pid" || fail "server with a secret exited $? on SIGTERM"
+server_pid=
+grep -q "failed authentication" "$work/server.log" || fail "no summary: $(tail -2 "$work/server.log")"
 echo "ok"

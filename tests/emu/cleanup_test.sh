@@ -15,12 +15,14 @@ scenario="$src/scenarios/examples/100mbit-5ms.toml"
 # the whole list, which other software (or an earlier killed run) may change meanwhile.
 links_of_caller() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
 links_before=$(mktemp)
-trap 'rm -f "$links_before"' EXIT
+trap 'rm -f "$links_before"; pkill -f "^sleep 600\.${$}" || true' EXIT
 links_of_caller > "$links_before"
 # The commands' markers are unique to this run (a killed earlier run's `sleep` may still live).
 s2=20.${$}5
-s3=20.${$}7
-s4=20.${$}9
+# Steps 3's markers are also their durations: long enough that a slow machine's checks end
+# well before they would (on a loaded 2-core machine a pgrep takes up to a second).
+s3=600.${$}7
+s4=600.${$}9
 
 check_clean() {  # $1: emulator pid, $2: marker of its command
   [ -z "$(emu_namespaces_of "$1")" ] || fail "$3: namespaces left: $(emu_namespaces_of "$1")"
@@ -29,11 +31,13 @@ check_clean() {  # $1: emulator pid, $2: marker of its command
   ! pgrep -f "^sleep $2\$" >/dev/null || fail "$3: command 'sleep $2' still running"
 }
 
-# Whether a process whose command line starts with "sleep $1" is left after up to 3 s.
+# Whether a process whose command line starts with "sleep $1" is still there 3 s from now
+# (the kernel kills a PID namespace's processes within milliseconds of its init's death).
 survivors() {
-  for _ in $(seq 1 30); do
+  local deadline=$((SECONDS + 3))
+  while [ $SECONDS -lt $deadline ]; do
     pgrep -f "^sleep $1" >/dev/null || return 1
-    sleep 0.1
+    sleep 0.2
   done
   pgrep -af "^sleep $1"
 }
