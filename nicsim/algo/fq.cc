@@ -128,7 +128,8 @@ inline uint32_t Fq::gc_and_find(uint32_t bucket, uint64_t keep_key, Time now) {
     --flows_count_;
     --inactive_flows_;
     ++stats_.gc_flows;
-  }  return found;
+  }
+  return found;
 }
 
 inline uint32_t Fq::classify(uint64_t key, Time now) {
