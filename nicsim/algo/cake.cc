@@ -848,7 +848,7 @@ std::optional<Packet> Cake::dequeue(Time now) {
   if (observer_ != nullptr) {
     observer_->on_dequeue(now, p);
   }
-  return std::optional<Packet>(pool_.release(node));
+  return pool_.release_optional(node);
 }
 
 const Packet* Cake::peek(Time now) {

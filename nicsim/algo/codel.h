@@ -384,7 +384,7 @@ inline std::optional<Packet> Codel::dequeue(Time now) {
   if (observer_ != nullptr) {
     observer_->on_dequeue(now, p);
   }
-  return std::optional<Packet>(pool_.release(node));
+  return pool_.release_optional(node);
 }
 
 inline const Packet* Codel::peek(Time now) {

@@ -218,28 +218,32 @@ Verdict DualPi2::enqueue(Packet&& p, Time now) {
   return Verdict::kQueued;
 }
 
+// One optional carries the packet from its queue to the caller: a Packet moves once on the way
+// out (docs/benchmarks.md, issue 11 item 5).
 std::optional<Packet> DualPi2::dequeue_aqm(Time now) {
+  std::optional<Packet> out;
   for (;;) {
     // dequeue_packet: the WRR credit picks the queue.
     const bool c_waits = !cq_.empty();
     const bool from_l = !lq_.empty() && (!c_waits || credit_ <= 0);
     int64_t credit_change = 0;
     bool apply_step = true;
-    Packet p;
     if (from_l) {
-      p = lq_.pop_front();
+      lq_.pop_front_into(out);
       if (params_.min_qlen_step > 0) {
         apply_step = l_apply_step_.front();
         l_apply_step_.pop_front();
       }
       credit_change = c_waits ? wc_ : 0;
     } else if (c_waits) {
-      p = cq_.pop_front();
+      cq_.pop_front_into(out);
       credit_change = lq_.empty() ? 0 : -wl_;
     } else {
       credit_ = credit_init_;
-      return std::nullopt;
+      out.reset();
+      return out;
     }
+    Packet& p = *out;
     credit_change *= p.len;
     memory_used_ -= truesize(p.len);
     backlog_bytes_ -= p.len;
@@ -269,22 +273,22 @@ std::optional<Packet> DualPi2::dequeue_aqm(Time now) {
     }
     credit_ += static_cast<int32_t>(credit_change);
     stash_from_l_ = from_l;
-    return std::optional<Packet>(std::move(p));
+    return out;
   }
+}
+
+std::optional<Packet> DualPi2::take_stash() {
+  std::optional<Packet> p = std::move(stash_);
+  stash_.reset();
+  backlog_bytes_ -= p->len;  // peek had put it back in the backlog
+  return p;
 }
 
 std::optional<Packet> DualPi2::dequeue(Time now) {
   run_timer(now);
-  std::optional<Packet> p;
-  if (stash_) {
-    p = std::move(stash_);
-    stash_.reset();
-    backlog_bytes_ -= p->len;  // peek had put it back in the backlog
-  } else {
-    p = dequeue_aqm(now);
-    if (!p) {
-      return p;
-    }
+  std::optional<Packet> p = stash_ ? take_stash() : dequeue_aqm(now);
+  if (!p) {
+    return p;
   }
   const uint64_t sojourn = static_cast<uint64_t>((now - p->enqueue_ts).count_ns());
   if (stash_from_l_) {

@@ -156,6 +156,7 @@ class DualPi2 {
   void mark(Packet& p, Time now);
   // dequeue_packet + the AQM: the next packet to deliver, drops done.
   std::optional<Packet> dequeue_aqm(Time now);
+  std::optional<Packet> take_stash();  // the packet peek() stashed
   void drop(const Packet& p, Time now, DropReason why);
 
   Params params_;

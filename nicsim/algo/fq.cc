@@ -90,6 +90,9 @@ Fq::Fq(const Params& params)
 
 // ---------------------------------------------------------------------------------------------
 // Flows
+//
+// The packet path's helpers are `inline` (used in this file only): called once or twice per
+// packet, their calls cost more than their bodies (docs/benchmarks.md, issue 11 item 5).
 
 uint32_t Fq::lookup(uint64_t key) const {
   for (uint32_t idx : buckets_[bucket_of(key)]) {
@@ -100,12 +103,19 @@ uint32_t Fq::lookup(uint64_t key) const {
   return kNil;
 }
 
-void Fq::gc_bucket(uint32_t bucket, uint64_t keep_key, Time now) {
+// fq_gc on the bucket (detached flows idle for kGcAge go) and, in the same pass, the lookup
+// of `keep_key` (never collected): returns its flow or kNil.
+inline uint32_t Fq::gc_and_find(uint32_t bucket, uint64_t keep_key, Time now) {
   std::vector<uint32_t>& b = buckets_[bucket];
+  uint32_t found = kNil;
   for (size_t i = 0; i < b.size();) {
     Flow& f = flow_slots_[b[i]];
-    const bool candidate =
-        f.key != keep_key && f.state == FlowState::kDetached && now > f.age + kGcAge;
+    if (f.key == keep_key) {
+      found = b[i];
+      ++i;
+      continue;
+    }
+    const bool candidate = f.state == FlowState::kDetached && now > f.age + kGcAge;
     if (!candidate) {
       ++i;
       continue;
@@ -119,15 +129,14 @@ void Fq::gc_bucket(uint32_t bucket, uint64_t keep_key, Time now) {
     --inactive_flows_;
     ++stats_.gc_flows;
   }
+  return found;
 }
 
-uint32_t Fq::classify(uint64_t key, Time now) {
+inline uint32_t Fq::classify(uint64_t key, Time now) {
   const uint32_t bucket = bucket_of(key);
-  gc_bucket(bucket, key, now);
-  for (uint32_t idx : buckets_[bucket]) {
-    if (flow_slots_[idx].key == key) {
-      return idx;
-    }
+  const uint32_t found = gc_and_find(bucket, key, now);
+  if (found != kNil) {
+    return found;
   }
   uint32_t idx;
   if (!free_slots_.empty()) {
@@ -150,7 +159,7 @@ uint32_t Fq::classify(uint64_t key, Time now) {
   return idx;
 }
 
-void Fq::add_tail(uint32_t idx, bool new_list) {
+inline void Fq::add_tail(uint32_t idx, bool new_list) {
   Flow& f = flow_slots_[idx];
   FlowList& l = new_list ? bands_[f.band].new_flows : bands_[f.band].old_flows;
   f.next = kNil;
@@ -172,7 +181,7 @@ void Fq::set_throttled(uint32_t idx) {
   ++stats_.throttled;
 }
 
-void Fq::check_throttled(Time now) {
+inline void Fq::check_throttled(Time now) {
   const Time due = now + params_.offload_horizon;
   while (!delayed_.empty() && delayed_.front().at <= due) {
     const uint32_t idx = delayed_.front().flow;
@@ -183,7 +192,7 @@ void Fq::check_throttled(Time now) {
 }
 
 // fq_peek: the out-of-order tree's first packet if strictly earlier than the list head.
-uint32_t Fq::flow_peek(const Flow& f) const {
+inline uint32_t Fq::flow_peek(const Flow& f) const {
   const uint32_t head = f.queue.head;
   if (!f.tree || f.tree->empty()) {
     return head;
@@ -195,7 +204,7 @@ uint32_t Fq::flow_peek(const Flow& f) const {
   return head;
 }
 
-void Fq::flow_erase(Flow& f, uint32_t node) {
+inline void Fq::flow_erase(Flow& f, uint32_t node) {
   if (node == f.queue.head) {
     f.queue.head = pool_.next(node);
     if (f.queue.head == kNil) {
@@ -209,7 +218,7 @@ void Fq::flow_erase(Flow& f, uint32_t node) {
 
 // flow_queue_add: append when not earlier than the tail, else into the time-ordered tree
 // (after packets of the same time, as the rb-tree's ">=" goes right).
-void Fq::flow_add(Flow& f, uint32_t node) {
+inline void Fq::flow_add(Flow& f, uint32_t node) {
   pool_.next(node) = kNil;
   if (f.queue.head == kNil || cb_time(node) >= cb_time(f.queue.tail)) {
     if (f.queue.head == kNil) {
@@ -230,7 +239,7 @@ void Fq::flow_add(Flow& f, uint32_t node) {
 // ---------------------------------------------------------------------------------------------
 // Enqueue
 
-bool Fq::fastpath_ok(Time tts, Time now) const {
+inline bool Fq::fastpath_ok(Time tts, Time now) const {
   const Time due = now + params_.offload_horizon;
   if (tts > due) {
     return false;
@@ -321,7 +330,7 @@ Verdict Fq::enqueue(Packet&& p, Time now) {
 // ---------------------------------------------------------------------------------------------
 // Dequeue
 
-void Fq::apply_pacing(Flow& f, const Cb& cb, uint32_t len, Time now) {
+inline void Fq::apply_pacing(Flow& f, const Cb& cb, uint32_t len, Time now) {
   if (!params_.pacing) {
     return;
   }
@@ -467,14 +476,14 @@ std::optional<Packet> Fq::dequeue(Time now) {
     }
   }
   --qlen_;
-  Packet p = pool_.release(node);
+  const Packet& p = pool_.packet(node);
   backlog_bytes_ -= p.len;
   ++stats_.dequeued_packets;
   stats_.dequeued_bytes += p.len;
   if (observer_ != nullptr) {
     observer_->on_dequeue(now, p);
   }
-  return p;
+  return pool_.release_optional(node);
 }
 
 const Packet* Fq::peek(Time now) {

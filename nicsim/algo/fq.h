@@ -177,7 +177,7 @@ class Fq {
   bool fastpath_ok(Time tts, Time now) const;
   uint32_t classify(uint64_t key, Time now);
   uint32_t lookup(uint64_t key) const;
-  void gc_bucket(uint32_t bucket, uint64_t keep_key, Time now);
+  uint32_t gc_and_find(uint32_t bucket, uint64_t keep_key, Time now);
   void add_tail(uint32_t idx, bool new_list);
   void set_throttled(uint32_t idx);
   void check_throttled(Time now);

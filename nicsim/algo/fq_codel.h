@@ -303,7 +303,7 @@ inline std::optional<Packet> FqCodel::dequeue(Time now) {
   if (observer_ != nullptr) {
     observer_->on_dequeue(now, p);
   }
-  return std::optional<Packet>(pool_.release(node));
+  return pool_.release_optional(node);
 }
 
 inline const Packet* FqCodel::peek(Time now) {

@@ -205,7 +205,7 @@ std::optional<Packet> FqPie::dequeue(Time now) {
   if (observer_ != nullptr) {
     observer_->on_dequeue(now, p);
   }
-  return std::optional<Packet>(pool_.release(node));
+  return pool_.release_optional(node);
 }
 
 const Packet* FqPie::peek(Time now) {

@@ -272,9 +272,13 @@ AnyQueue& Htb::leaf(uint32_t id) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The packet path's helpers below are `inline` (used in this file only): each runs a few times
+// per packet and its call cost as much as its body (docs/benchmarks.md, issue 11 item 5).
+
+// ---------------------------------------------------------------------------------------------
 // Classification and enqueue (htb_classify, htb_enqueue).
 
-int32_t Htb::classify(const Packet& p) const {
+inline int32_t Htb::classify(const Packet& p) const {
   const uint32_t id = params_.classify ? params_.classify(p) : p.priority;
   if (id == kDirect) {
     return -1;
@@ -321,7 +325,7 @@ Verdict Htb::enqueue(Packet&& p, Time now) {
 // The leaf's own counters tell what happened inside it: it counted the arrival as enqueued,
 // and every packet it dropped (the arrival or others) as dropped. Its backlog therefore
 // changed by 1 - drops; HTB mirrors that and counts the drops as its own.
-Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
+inline Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
   Class& c = classes_[cl];
   const uint32_t len = p.len;
   const QueueStats& s = *c.qstats;
@@ -348,7 +352,7 @@ Verdict Htb::enqueue_leaf(int32_t cl, Packet&& p, Time now) {
   return v;
 }
 
-std::optional<Packet> Htb::leaf_dequeue(int32_t cl, Time now) {
+inline std::optional<Packet> Htb::leaf_dequeue(int32_t cl, Time now) {
   Class& c = classes_[cl];
   const QueueStats& s = *c.qstats;
   const uint64_t drops0 = s.dropped_packets;
@@ -432,7 +436,7 @@ std::optional<Packet> Htb::dequeue_internal(Time now) {
   return std::nullopt;
 }
 
-std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
+inline std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
   Feed& row = hlevel_[level].hprio[prio];
   int32_t start = lookup_leaf(row, prio);
   int32_t cl = start;
@@ -482,7 +486,7 @@ std::optional<Packet> Htb::dequeue_tree(int prio, int level) {
 // Descends from the row's DRR pointer through the feeds' pointers to a leaf. A pointer that
 // was invalidated resumes at the first class with id >= last_ptr_id; a pointer past the end of
 // its feed rewinds to the first class and advances the pointer one level up.
-int32_t Htb::lookup_leaf(Feed& row, int prio) {
+inline int32_t Htb::lookup_leaf(Feed& row, int prio) {
   if (row.empty()) {
     return -1;
   }
@@ -522,8 +526,35 @@ int32_t Htb::lookup_leaf(Feed& row, int prio) {
   return -1;
 }
 
+// Mode at t_c + diff. When not CAN_SEND, diff becomes the time until the mode changes.
+inline Htb::Mode Htb::class_mode(const Class& c, int64_t& diff) const {
+  const int64_t lowater =
+      params_.hysteresis && c.cmode != Mode::kCantSend ? -c.cbuffer : int64_t{0};
+  int64_t toks = c.ctokens + diff;
+  if (toks < lowater) {
+    diff = -toks;
+    return Mode::kCantSend;
+  }
+  const int64_t hiwater = params_.hysteresis && c.cmode == Mode::kCanSend ? -c.buffer : int64_t{0};
+  toks = c.tokens + diff;
+  if (toks >= hiwater) {
+    return Mode::kCanSend;
+  }
+  diff = -toks;
+  return Mode::kMayBorrow;
+}
+
+// Most calls (two of three per packet in a busy tree) find the mode unchanged: that check is
+// inlined into the callers, the change itself is not (docs/benchmarks.md, issue 11 item 5).
+[[gnu::always_inline]] inline void Htb::change_class_mode(int32_t cl, int64_t& diff) {
+  const Mode new_mode = class_mode(classes_[cl], diff);
+  if (new_mode != classes_[cl].cmode) {
+    set_class_mode(cl, new_mode);
+  }
+}
+
 // Charges `bytes` found at `level` from the leaf up to the root (§9.3 "Charging").
-void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
+inline void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
   for (int32_t i = cl; i >= 0; i = classes_[i].parent) {
     Class& c = classes_[i];
     int64_t diff = std::min(now_ - c.t_c, kMbufferNs);
@@ -551,11 +582,10 @@ void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
     diff = 0;
     change_class_mode(i, diff);
     if (old_mode != c.cmode) {
-      if (old_mode != Mode::kCanSend) {
-        pq_erase(i);
-      }
       if (c.cmode != Mode::kCanSend) {
-        add_to_wait_tree(i, diff);
+        add_to_wait_tree(i, diff);  // re-keyed in place if it was waiting
+      } else {
+        pq_erase(i);
       }
     }
     if (c.level != 0) {
@@ -568,30 +598,8 @@ void Htb::charge_class(int32_t cl, int level, uint32_t bytes) {
 // ---------------------------------------------------------------------------------------------
 // Modes, activation, rows and feeds.
 
-// Mode at t_c + diff. When not CAN_SEND, diff becomes the time until the mode changes.
-Htb::Mode Htb::class_mode(const Class& c, int64_t& diff) const {
-  const int64_t lowater =
-      params_.hysteresis && c.cmode != Mode::kCantSend ? -c.cbuffer : int64_t{0};
-  int64_t toks = c.ctokens + diff;
-  if (toks < lowater) {
-    diff = -toks;
-    return Mode::kCantSend;
-  }
-  const int64_t hiwater = params_.hysteresis && c.cmode == Mode::kCanSend ? -c.buffer : int64_t{0};
-  toks = c.tokens + diff;
-  if (toks >= hiwater) {
-    return Mode::kCanSend;
-  }
-  diff = -toks;
-  return Mode::kMayBorrow;
-}
-
-void Htb::change_class_mode(int32_t cl, int64_t& diff) {
+void Htb::set_class_mode(int32_t cl, Mode new_mode) {
   Class& c = classes_[cl];
-  const Mode new_mode = class_mode(c, diff);
-  if (new_mode == c.cmode) {
-    return;
-  }
   if (new_mode == Mode::kCantSend) {
     ++c.overlimits;
     ++stats_.overlimits;
@@ -628,7 +636,7 @@ void Htb::deactivate(int32_t cl) {
 // Hooks the class into its parent's feeds while it is MAY_BORROW, walking up as long as the
 // parent's feed was empty (the parent was not yet active for that prio); a CAN_SEND class at
 // the end of the chain joins its level's row.
-void Htb::activate_prios(int32_t cl) {
+inline void Htb::activate_prios(int32_t cl) {
   int32_t p = classes_[cl].parent;
   uint32_t mask = classes_[cl].prio_activity;
   while (classes_[cl].cmode == Mode::kMayBorrow && p >= 0 && mask != 0) {
@@ -652,7 +660,7 @@ void Htb::activate_prios(int32_t cl) {
 }
 
 // Undoes activate_prios (with the class's old mode still set).
-void Htb::deactivate_prios(int32_t cl) {
+inline void Htb::deactivate_prios(int32_t cl) {
   int32_t p = classes_[cl].parent;
   uint32_t mask = classes_[cl].prio_activity;
   while (classes_[cl].cmode == Mode::kMayBorrow && p >= 0 && mask != 0) {
@@ -682,7 +690,7 @@ void Htb::deactivate_prios(int32_t cl) {
   }
 }
 
-void Htb::add_class_to_row(int32_t cl, uint32_t mask) {
+inline void Htb::add_class_to_row(int32_t cl, uint32_t mask) {
   const int level = classes_[cl].level;
   row_mask_[level] |= mask;
   while (mask != 0) {
@@ -692,7 +700,7 @@ void Htb::add_class_to_row(int32_t cl, uint32_t mask) {
   }
 }
 
-void Htb::remove_class_from_row(int32_t cl, uint32_t mask) {
+inline void Htb::remove_class_from_row(int32_t cl, uint32_t mask) {
   const int level = classes_[cl].level;
   uint32_t emptied = 0;
   while (mask != 0) {
@@ -714,44 +722,54 @@ void Htb::remove_class_from_row(int32_t cl, uint32_t mask) {
 // Event queue (wait_pq per level): classes that are not CAN_SEND, keyed by the time their mode
 // changes; ties in insertion order, like the kernel's rb-tree insertion to the right.
 
-void Htb::do_events(int level) {
+inline void Htb::do_events(int level) {
   std::vector<int32_t>& heap = hlevel_[level].wait_pq;
   while (!heap.empty()) {
     const int32_t cl = heap.front();
     if (classes_[cl].pq_key > now_) {
       return;
     }
-    pq_erase(cl);
     int64_t diff = std::min(now_ - classes_[cl].t_c, kMbufferNs);
-    change_class_mode(cl, diff);
+    change_class_mode(cl, diff);  // touches rows and feeds, not the wait heaps
     if (classes_[cl].cmode != Mode::kCanSend) {
-      add_to_wait_tree(cl, diff);
+      add_to_wait_tree(cl, diff);  // re-keyed in place
+    } else {
+      pq_erase(cl);
     }
   }
 }
 
-void Htb::add_to_wait_tree(int32_t cl, int64_t delay) {
+inline void Htb::add_to_wait_tree(int32_t cl, int64_t delay) {
   Class& c = classes_[cl];
   c.pq_key = now_ + delay;
   if (c.pq_key == now_) {
     ++c.pq_key;
   }
   c.pq_seq = ++pq_seq_;
-  pq_push(cl);
+  if (c.pq_pos < 0) {
+    pq_push(cl);
+  } else {
+    // Same as erasing and pushing again: keys are unique (the sequence), so the order in
+    // which events come out does not depend on where the heap keeps them.
+    std::vector<int32_t>& h = hlevel_[c.level].wait_pq;
+    const auto i = static_cast<size_t>(c.pq_pos);
+    pq_sift_down(h, i);
+    pq_sift_up(h, static_cast<size_t>(c.pq_pos));
+  }
 }
 
-bool Htb::pq_less(int32_t a, int32_t b) const {
+inline bool Htb::pq_less(int32_t a, int32_t b) const {
   const Class& x = classes_[a];
   const Class& y = classes_[b];
   return x.pq_key != y.pq_key ? x.pq_key < y.pq_key : x.pq_seq < y.pq_seq;
 }
 
-void Htb::pq_set(std::vector<int32_t>& h, size_t i, int32_t cl) {
+inline void Htb::pq_set(std::vector<int32_t>& h, size_t i, int32_t cl) {
   h[i] = cl;
   classes_[cl].pq_pos = static_cast<int32_t>(i);
 }
 
-void Htb::pq_sift_up(std::vector<int32_t>& h, size_t i) {
+inline void Htb::pq_sift_up(std::vector<int32_t>& h, size_t i) {
   const int32_t cl = h[i];
   while (i > 0) {
     const size_t parent = (i - 1) / 2;
@@ -764,7 +782,7 @@ void Htb::pq_sift_up(std::vector<int32_t>& h, size_t i) {
   pq_set(h, i, cl);
 }
 
-void Htb::pq_sift_down(std::vector<int32_t>& h, size_t i) {
+inline void Htb::pq_sift_down(std::vector<int32_t>& h, size_t i) {
   const int32_t cl = h[i];
   const size_t n = h.size();
   for (;;) {
@@ -784,13 +802,13 @@ void Htb::pq_sift_down(std::vector<int32_t>& h, size_t i) {
   pq_set(h, i, cl);
 }
 
-void Htb::pq_push(int32_t cl) {
+inline void Htb::pq_push(int32_t cl) {
   std::vector<int32_t>& h = hlevel_[classes_[cl].level].wait_pq;
   h.push_back(cl);
   pq_sift_up(h, h.size() - 1);
 }
 
-void Htb::pq_erase(int32_t cl) {
+inline void Htb::pq_erase(int32_t cl) {
   Class& c = classes_[cl];
   if (c.pq_pos < 0) {
     return;

@@ -317,6 +317,7 @@ class Htb {
 
   Mode class_mode(const Class& c, int64_t& diff) const;
   void change_class_mode(int32_t cl, int64_t& diff);
+  void set_class_mode(int32_t cl, Mode new_mode);  // the change, when there is one
   void activate(int32_t cl);
   void deactivate(int32_t cl);
   void activate_prios(int32_t cl);

@@ -11,6 +11,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,14 @@ class PacketFifo {
     head_ = (head_ + 1) & (slots_.size() - 1);
     --size_;
     return p;
+  }
+  // pop_front() into `out` with one move (a Packet returned by value and then placed in an
+  // optional is moved twice).
+  void pop_front_into(std::optional<Packet>& out) {
+    assert(size_ > 0);
+    out.emplace(std::move(slots_[head_]));
+    head_ = (head_ + 1) & (slots_.size() - 1);
+    --size_;
   }
   Packet& front() {
     assert(size_ > 0);
@@ -82,6 +91,14 @@ class PacketPool {
   }
   Packet release(uint32_t i) {
     Packet p = std::move(nodes_[i].packet);
+    nodes_[i].next = free_;
+    free_ = i;
+    return p;
+  }
+  // release() into an optional with one move (what a dequeue returns; release() followed by
+  // constructing an optional moves the packet twice).
+  std::optional<Packet> release_optional(uint32_t i) {
+    std::optional<Packet> p(std::in_place, std::move(nodes_[i].packet));
     nodes_[i].next = free_;
     free_ = i;
     return p;
