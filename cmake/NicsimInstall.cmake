@@ -85,9 +85,14 @@ set(CPACK_PACKAGE_CONTACT "nicsim maintainers <nicsim@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "NIC batching simulator and emulator")
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_DEB_COMPONENT_INSTALL ON)
+# nicsim-dev and python3-nicsim depend on nicsim (= version): CPACK_COMPONENT_*_DEPENDS below.
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_COMPONENTS_ALL runtime dev python)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Executables and shared objects stripped, as Debian packages ship them (static libraries keep
+# their symbols: CMake strips only executables and shared objects).
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME nicsim)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "man-db, gnuplot-nox, iproute2, iputils-ping, iperf3")
