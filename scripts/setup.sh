@@ -17,6 +17,8 @@ packages=(
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
   flent python3-numpy                          # export test: flent reads our files (stats need numpy)
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg
+  pybind11-dev python3-dev python3-pytest python3-pandas  # the Python module (python/), its tests
+  man-db                                       # tests/install: the installed man page renders
 )
 
 missing=()

@@ -44,7 +44,7 @@ const std::vector<Command>& commands() {
        "usage: nicsim export RESULT.json [--csv DIR] [--flent OUT.flent.gz] [--run K=V[,K=V]]",
        false, define_export},
       {"plot", "draw results with gnuplot (totals over time, latency CDF, runs compared)",
-       "usage: nicsim plot RESULT.json [MORE.json ...] -o FILE.png|FILE.svg\n"
+       "usage: nicsim plot RESULT.json [MORE.json ...] -o FILE.png|FILE.svg|FILE.pdf|FILE.eps\n"
        "                   [--kind totals|cdf|compare] [--run K=V[,K=V]]",
        false, define_plot},
       {"compare", "side-by-side table of runs: goodput, p50/p99 latency, grade, RPM",

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "tools/cli.h"
+#include "tools/man_page.h"
 
 namespace {
 
@@ -35,7 +36,8 @@ std::string usage() {
     out += name + summary + "\n";
   }
   out +=
-      "  help [CMD]  this help, or CMD's (same as nicsim CMD --help)\n"
+      "  help [CMD]  this help, or CMD's (same as nicsim CMD --help); help --man: the manual\n"
+      "              page nicsim(1) in roff\n"
       "\n"
       "Every command explains its options with --help. Scenario format: docs/scenarios.md.\n"
       "Results format: docs/results.md. Exports and plots: docs/exports.md.\n";
@@ -68,6 +70,10 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (first == "help" || first == "--help" || first == "-h") {
+    if (argc == 3 && std::string_view(argv[2]) == "--man") {  // the manual page nicsim(1)
+      std::fputs(cli::man_page(version()).c_str(), stdout);
+      return 0;
+    }
     if (argc > 2) {
       if (const cli::Command* c = cli::find_command(argv[2])) {
         char help[] = "--help";

@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,9 +45,107 @@ struct PlotArgs {
   std::string output;
   std::string kind = "totals";
   std::optional<std::string> run;
+  // Paper output (add_paper_options).
+  std::string title;
+  std::string size;
+  std::string font;
+  std::string keep_script;  // a directory: the script and its data files stay there
 };
 
 int plot(const PlotArgs& a);
+
+// --title, --size, --font, --keep-script: the options for figures in papers.
+void add_paper_options(CLI::App& app, PlotArgs& a) {
+  app.add_option("--title", a.title, "the plot's title (default: what it shows and the run)")
+      ->type_name("TEXT")
+      ->group("paper figures");
+  app.add_option("--size", a.size,
+                 "picture size W,H: pixels for png/svg (default 1000,600), inches or cm\n"
+                 "for pdf/eps (default 5in,3in; e.g. 3.5in,2.2in or 9cm,6cm)")
+      ->type_name("W,H")
+      ->group("paper figures");
+  app.add_option("--font", a.font, "font and size in points (default sans,10), e.g. Helvetica,9")
+      ->type_name("NAME,POINTS")
+      ->group("paper figures");
+  app.add_option("--keep-script", a.keep_script,
+                 "also keep the gnuplot script (DIR/plot.gp) and its data files in DIR,\n"
+                 "to edit by hand and rerun: gnuplot DIR/plot.gp")
+      ->type_name(cli::kDirType)
+      ->group("paper figures");
+}
+
+// The format from -o's extension.
+std::optional<report::PlotFormat> format_of(const std::string& output) {
+  if (ends_with(output, ".png")) {
+    return report::PlotFormat::kPng;
+  }
+  if (ends_with(output, ".svg")) {
+    return report::PlotFormat::kSvg;
+  }
+  if (ends_with(output, ".pdf")) {
+    return report::PlotFormat::kPdf;
+  }
+  if (ends_with(output, ".eps")) {
+    return report::PlotFormat::kEps;
+  }
+  return std::nullopt;
+}
+
+// One --size dimension: a positive number, with "in" or "cm" for pdf/eps (a bare number is
+// inches there) and none for png/svg (pixels). Returns it as gnuplot writes it, "" if bad.
+std::string size_dimension(const std::string& text, bool paper) {
+  std::string number = text;
+  std::string unit;
+  for (const char* u : {"in", "cm"}) {
+    if (ends_with(text, u)) {
+      number = text.substr(0, text.size() - 2);
+      unit = u;
+    }
+  }
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(v > 0) || v > 100000 || (!paper && !unit.empty())) {
+    return "";
+  }
+  return number + (paper && unit.empty() ? "in" : unit);
+}
+
+// The style of the picture from the options; throws UsageError naming the bad option.
+report::PlotStyle plot_style(const PlotArgs& a, report::PlotFormat format) {
+  const bool paper = format == report::PlotFormat::kPdf || format == report::PlotFormat::kEps;
+  report::PlotStyle style{format, a.title, "", a.font};
+  if (!a.size.empty()) {
+    const size_t comma = a.size.find(',');
+    const std::string w =
+        comma == std::string::npos ? "" : size_dimension(a.size.substr(0, comma), paper);
+    const std::string h =
+        comma == std::string::npos ? "" : size_dimension(a.size.substr(comma + 1), paper);
+    if (w.empty() || h.empty()) {
+      throw cli::UsageError(
+          "--size: expected W,H" +
+          std::string(paper ? " in inches or cm (5in,3in or 12cm,8cm)" : " in pixels (1000,600)") +
+          ", got '" + a.size + "'");
+    }
+    style.size = w + "," + h;
+  }
+  if (!a.font.empty() && a.font.find_first_of("'\n") != std::string::npos) {
+    throw cli::UsageError("--font: no quotes or line breaks, got '" + a.font + "'");
+  }
+  return style;
+}
+
+// --keep-script: the job built for DIR and run there; DIR keeps plot.gp and the data files.
+GnuplotResult run_gnuplot_kept(const std::string& dir,
+                               const std::function<report::GnuplotJob(const std::string&)>& make) {
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    return {1, "--keep-script " + dir + ": " + std::strerror(errno)};
+  }
+  GnuplotResult r = run_gnuplot_in(dir, make(dir));
+  if (r.signal != 0) {
+    reraise(r.signal);
+  }
+  return r;
+}
 
 }  // namespace
 
@@ -52,13 +153,16 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
   auto a = std::make_shared<PlotArgs>();
   app.description(
       "Draws results (nicsim run, emulate or rrul --json) with gnuplot (Debian: gnuplot-nox);\n"
-      "the format follows the extension of -o.");
+      "the format follows the extension of -o. Series take Paul Tol's colour-blind-safe\n"
+      "colours (none repeats within 12 series); legends sit outside the data.");
   app.footer(
       "Exit status 2 on a bad command line, an unreadable results file, a run without the\n"
       "data the plot needs, or gnuplot missing; 1 when gnuplot fails.");
   app.add_option("RESULT", a->files, "results files (docs/results.md)")->type_name("RESULT.json");
-  app.add_option("-o,--output", a->output, "the picture to write: FILE.png or FILE.svg")
-      ->type_name("FILE.png|FILE.svg");
+  app.add_option("-o,--output", a->output,
+                 "the picture to write: FILE.png or FILE.svg (screens), FILE.pdf or\n"
+                 "FILE.eps (papers)")
+      ->type_name("FILE.png|FILE.svg|FILE.pdf|FILE.eps");
   cli::add_choice(app, "--kind", a->kind, {"totals", "cdf", "compare"},
                   "totals (default): throughput per direction (Mbit/s, left axis) and\n"
                   "latency (ms, right axis: mean of the probes' per-interval RTTs) over\n"
@@ -71,12 +175,13 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
                  "its label has, e.g. bql=true,rate=1Gbit, or the whole label; needed for\n"
                  "totals/cdf when a file has several runs ([vary])")
       ->type_name("K=V[,K=V]");
+  add_paper_options(app, *a);
   return [a] {
     if (a->files.empty()) {
       throw cli::UsageError("missing the results file");
     }
     if (a->output.empty()) {
-      throw cli::UsageError("missing -o FILE.png|FILE.svg");
+      throw cli::UsageError("missing -o FILE.png|FILE.svg|FILE.pdf|FILE.eps");
     }
     return plot(*a);
   };
@@ -90,14 +195,11 @@ int plot(const PlotArgs& a) {
   const std::string& k = a.kind;
   const std::optional<std::string>& run_label = a.run;
   const auto usage_error = [](const std::string& m) -> int { throw cli::UsageError(m); };
-  report::PlotFormat format;
-  if (ends_with(*output, ".png")) {
-    format = report::PlotFormat::kPng;
-  } else if (ends_with(*output, ".svg")) {
-    format = report::PlotFormat::kSvg;
-  } else {
-    return usage_error("-o " + *output + ": the file name must end in .png or .svg");
+  const std::optional<report::PlotFormat> format = format_of(*output);
+  if (!format) {
+    return usage_error("-o " + *output + ": the file name must end in .png, .svg, .pdf or .eps");
   }
+  const report::PlotStyle style = plot_style(a, *format);
   const report::PlotKind kind = k == "cdf"       ? report::PlotKind::kCdf
                                 : k == "compare" ? report::PlotKind::kCompare
                                                  : report::PlotKind::kTotals;
@@ -138,8 +240,11 @@ int plot(const PlotArgs& a) {
   const std::string out = absolute(*output);
   GnuplotResult r;
   try {
-    r = run_gnuplot(
-        [&](const std::string& dir) { return report::gnuplot_job(kind, runs, format, out, dir); });
+    const auto make_job = [&](const std::string& dir) {
+      return report::gnuplot_job(kind, runs, style, out, dir);
+    };
+    r = a.keep_script.empty() ? run_gnuplot(make_job)
+                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
   } catch (const report::ExportError& e) {
     std::fprintf(stderr, "nicsim plot: %s: %s\n", files[0].c_str(), e.what());
     return 2;

@@ -1,5 +1,6 @@
 // gnuplot jobs for `nicsim plot` (plot_gnuplot.h). gnuplot 5.4 commands only (Debian 12
-// gnuplot-nox): pngcairo / svg terminals, `set datafile missing`, `with labels`, y2 axis.
+// gnuplot-nox): pngcairo / svg / pdfcairo / epscairo terminals, `set datafile missing`, `with
+// labels`, y2 axis.
 
 #include "nicsim/report/plot_gnuplot.h"
 
@@ -17,10 +18,37 @@ namespace nicsim::report {
 
 namespace {
 
-std::string terminal(PlotFormat f) {
-  return f == PlotFormat::kPng
-             ? "set terminal pngcairo size 1000,600 noenhanced font 'sans,10'\n"
-             : "set terminal svg size 1000,600 dynamic noenhanced font 'sans,10'\n";
+// The terminal line of `style` (gnuplot 5.4's cairo terminals and svg), then the palette of
+// `series` series as line types 1..12 (plot commands use line types 1, 2, ... in order).
+std::string terminal(const PlotStyle& style, size_t series) {
+  const bool paper = style.format == PlotFormat::kPdf || style.format == PlotFormat::kEps;
+  const std::string size = style.size.empty() ? (paper ? "5in,3in" : "1000,600") : style.size;
+  const std::string font = gnuplot_quote(style.font.empty() ? "sans,10" : style.font);
+  std::string s;
+  switch (style.format) {
+    case PlotFormat::kPng:
+      s = "set terminal pngcairo size " + size + " noenhanced font " + font + "\n";
+      break;
+    case PlotFormat::kSvg:
+      s = "set terminal svg size " + size + " dynamic noenhanced font " + font + "\n";
+      break;
+    case PlotFormat::kPdf:
+      s = "set terminal pdfcairo size " + size + " noenhanced color font " + font + "\n";
+      break;
+    case PlotFormat::kEps:
+      s = "set terminal epscairo size " + size + " noenhanced color font " + font + "\n";
+      break;
+  }
+  const std::vector<std::string> colours = series_colours(std::min<size_t>(series, 12));
+  for (size_t i = 0; i < colours.size(); ++i) {
+    s += "set linetype " + std::to_string(i + 1) + " lc rgb '" + colours[i] + "'\n";
+  }
+  return s + "set linetype cycle " + std::to_string(colours.size()) + "\n";
+}
+
+// The title line: the user's (--title) or the kind's own.
+std::string title_line(const PlotStyle& style, const std::string& kind_title) {
+  return "set title " + gnuplot_quote(style.title.empty() ? kind_title : style.title) + "\n";
 }
 
 std::string num(double v) { return csv_number(v); }
@@ -67,7 +95,7 @@ std::string direction_title(Direction d) {
   return d == Direction::kAtoB ? "a->b (upload)" : "b->a (download)";
 }
 
-GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& output,
+GnuplotJob totals_job(const PlotRun& pr, const PlotStyle& style, const std::string& output,
                       const std::string& dir) {
   const Run& r = *pr.run;
   if (r.intervals.empty()) {
@@ -101,10 +129,10 @@ GnuplotJob totals_job(const PlotRun& pr, PlotFormat format, const std::string& o
   }
   row(r.intervals.back().end_s, r.intervals.back());
   const std::string file = gnuplot_quote(path_in(dir, "totals.dat"));
-  std::string s = terminal(format);
+  std::string s = terminal(style, busy_directions(r).size() + (any_latency ? 1 : 0));
   s += "set output " + gnuplot_quote(output) + "\n";
   s += "set datafile missing '?'\n";
-  s += "set title " + gnuplot_quote("Throughput and latency over time - " + run_title(pr)) + "\n";
+  s += title_line(style, "Throughput and latency over time - " + run_title(pr));
   s += "set xlabel 'time (s)'\nset ylabel 'throughput (Mbit/s)'\n";
   s += "set xrange [" + num(r.intervals.front().start_s) + ":" + num(r.intervals.back().end_s) +
        "]\n";
@@ -143,7 +171,7 @@ std::vector<double> probe_samples(const ProbeLatency& p) {
   return out;
 }
 
-GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& output,
+GnuplotJob cdf_job(const PlotRun& pr, const PlotStyle& style, const std::string& output,
                    const std::string& dir) {
   const Run& r = *pr.run;
   GnuplotJob job;
@@ -172,17 +200,18 @@ GnuplotJob cdf_job(const PlotRun& pr, PlotFormat format, const std::string& outp
     throw ExportError("run '" + r.label +
                       "' has no latency samples (probe series): nothing to draw a CDF from");
   }
-  std::string s = terminal(format);
+  std::string s = terminal(style, k);
   s += "set output " + gnuplot_quote(output) + "\n";
-  s += "set title " + gnuplot_quote("Latency CDF (RTT) - " + run_title(pr)) + "\n";
+  s += title_line(style, "Latency CDF (RTT) - " + run_title(pr));
   s += "set xlabel 'round-trip time (ms)'\nset ylabel 'fraction of samples'\n";
+  // The legend below the plot, outside the data (a CDF fills its lower right corner).
   s += "set yrange [0:1]\nset offsets graph 0.03, graph 0.03, 0, 0\nset grid\n"
-       "set key bottom right\n";
+       "set key outside bottom center horizontal\n";
   job.script = s + plot + "\n";
   return job;
 }
 
-GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
+GnuplotJob compare_job(const std::vector<PlotRun>& runs, const PlotStyle& style,
                        const std::string& output, const std::string& dir) {
   std::vector<RunSummary> sums;
   bool induced = true;
@@ -231,13 +260,11 @@ GnuplotJob compare_job(const std::vector<PlotRun>& runs, PlotFormat format,
   if (plot.empty()) {
     throw ExportError("no run carried traffic: no goodput to compare");
   }
-  std::string s = terminal(format);
+  std::string s = terminal(style, row);
   s += "set output " + gnuplot_quote(output) + "\n";
-  s += "set title " +
-       gnuplot_quote(std::string("Goodput vs ") +
-                     (induced ? "induced latency" : "p99 RTT of the main probe") +
-                     " per run (circle: a->b upload, square: b->a download)") +
-       "\n";
+  s += title_line(style, std::string("Goodput vs ") +
+                             (induced ? "induced latency" : "p99 RTT of the main probe") +
+                             " per run (circle: a->b upload, square: b->a download)");
   s += std::string("set xlabel '") +
        (induced ? "induced latency (ms)" : "p99 round-trip time (ms)") + "'\n";
   s += negative ? "set xrange [*:*]\nset yzeroaxis\n" : "set xrange [0:*]\n";
@@ -263,20 +290,56 @@ std::string gnuplot_quote(const std::string& s) {
   return out + "'";
 }
 
-GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, PlotFormat format,
+std::vector<std::string> series_colours(size_t n) {
+  // Tol's discrete rainbow: 29 colours, and which of them (1-based) to use for n series.
+  static constexpr const char* kRainbow[29] = {
+      "#E8ECFB", "#D9CCE3", "#D1BBD7", "#CAACCB", "#BA8DB4", "#AE76A3", "#AA6F9E", "#994F88",
+      "#882E72", "#1965B0", "#437DBF", "#5289C7", "#6195CF", "#7BAFDE", "#4EB265", "#90C987",
+      "#CAE0AB", "#F7F056", "#F7CB45", "#F6C141", "#F4A736", "#F1932D", "#EE8026", "#E8601C",
+      "#E65518", "#DC050C", "#A5170E", "#72190E", "#42150A"};
+  static const std::vector<std::vector<int>> kSubsets = {
+      {10},
+      {10, 26},
+      {10, 18, 26},
+      {10, 15, 18, 26},
+      {10, 14, 15, 18, 26},
+      {10, 14, 15, 17, 18, 26},
+      {9, 10, 14, 15, 17, 18, 26},
+      {9, 10, 14, 15, 17, 18, 23, 26},
+      {9, 10, 14, 15, 17, 18, 23, 26, 28},
+      {9, 10, 14, 15, 17, 18, 21, 24, 26, 28},
+      {9, 10, 12, 14, 15, 17, 18, 21, 24, 26, 28},
+      {3, 6, 9, 10, 12, 14, 15, 17, 18, 21, 24, 26}};
+  std::vector<std::string> out;
+  if (n == 0) {
+    return out;
+  }
+  const std::vector<int>& subset = kSubsets[std::min<size_t>(n, kSubsets.size()) - 1];
+  for (size_t i = 0; i < n; ++i) {
+    out.emplace_back(kRainbow[subset[i % subset.size()] - 1]);
+  }
+  return out;
+}
+
+GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, const PlotStyle& style,
                        const std::string& output, const std::string& data_dir) {
   if (runs.empty()) {
     throw ExportError("no run to plot");
   }
   switch (kind) {
     case PlotKind::kTotals:
-      return totals_job(runs.front(), format, output, data_dir);
+      return totals_job(runs.front(), style, output, data_dir);
     case PlotKind::kCdf:
-      return cdf_job(runs.front(), format, output, data_dir);
+      return cdf_job(runs.front(), style, output, data_dir);
     case PlotKind::kCompare:
-      return compare_job(runs, format, output, data_dir);
+      return compare_job(runs, style, output, data_dir);
   }
   throw ExportError("unknown plot kind");
+}
+
+GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, PlotFormat format,
+                       const std::string& output, const std::string& data_dir) {
+  return gnuplot_job(kind, runs, PlotStyle{format, "", "", ""}, output, data_dir);
 }
 
 }  // namespace nicsim::report

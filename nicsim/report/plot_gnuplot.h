@@ -19,7 +19,25 @@
 namespace nicsim::report {
 
 enum class PlotKind { kTotals, kCdf, kCompare };
-enum class PlotFormat { kPng, kSvg };
+// png and svg (pngcairo, svg: sizes in pixels) for screens; pdf and eps (pdfcairo, epscairo:
+// sizes in inches or cm) for papers.
+enum class PlotFormat { kPng, kSvg, kPdf, kEps };
+
+// How the picture looks. Empty strings keep the defaults: the kind's own title, 1000x600
+// pixels (png, svg) or 5x3 inches (pdf, eps), font 'sans,10'.
+struct PlotStyle {
+  PlotFormat format = PlotFormat::kPng;
+  std::string title;  // replaces the kind's title; "" keeps it
+  std::string size;   // gnuplot's "W,H": "1000,600" (pixels) or "3.5in,2.2in", "9cm,6cm"
+  std::string font;   // gnuplot's "NAME,POINTS", e.g. "Helvetica,9"
+};
+
+// The colours of a plot's n series, in order: Paul Tol's discrete rainbow scheme, whose
+// subset for each n from 1 to 12 keeps the colours distinguishable with the common
+// colour-vision deficiencies (P. Tol, "Colour Schemes", SRON/EPS/TN/09-002, and its
+// tol_colors.py, https://personal.sron.nl/~pault/). No colour repeats within 12 series; from
+// the 13th series on, the 12-colour set starts again. "#RRGGBB" strings.
+std::vector<std::string> series_colours(size_t n);
 
 struct GnuplotJob {
   std::string script;
@@ -36,6 +54,9 @@ struct PlotRun {
 // paths when gnuplot runs elsewhere. totals and cdf plot runs[0] only; compare plots all.
 // Throws ExportError (export_flent.h) when the runs lack what the kind needs (no intervals,
 // no probe samples, no probe latency).
+GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, const PlotStyle& style,
+                       const std::string& output, const std::string& data_dir);
+// The defaults of `format` (PlotStyle{format}).
 GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, PlotFormat format,
                        const std::string& output, const std::string& data_dir);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "nicsim/report/export_csv.h"
@@ -112,6 +113,43 @@ TEST(Gnuplot, CdfNeedsProbeSamples) {
   EXPECT_THROW(
       (void)gnuplot_job(PlotKind::kCdf, {{"r.json", &res.runs[0]}}, PlotFormat::kPng, "x.png", ""),
       ExportError);
+}
+
+TEST(Gnuplot, PaperStyleTerminalTitleFontAndSize) {
+  const Results res = samples::full_sample_results();
+  const PlotRun run{"r.json", &res.runs[0]};
+  const GnuplotJob pdf = gnuplot_job(
+      PlotKind::kTotals, {run}, PlotStyle{PlotFormat::kPdf, "BQL on", "3.5in,2.2in", "Times,9"},
+      "/o/t.pdf", "/d");
+  EXPECT_TRUE(contains(pdf.script,
+                       "set terminal pdfcairo size 3.5in,2.2in noenhanced color "
+                       "font 'Times,9'\n"));
+  EXPECT_TRUE(contains(pdf.script, "set title 'BQL on'\n"));
+  EXPECT_FALSE(contains(pdf.script, "Throughput and latency over time"));
+  const GnuplotJob eps =
+      gnuplot_job(PlotKind::kCdf, {run}, PlotStyle{PlotFormat::kEps, "", "", ""}, "/o/c.eps", "");
+  EXPECT_TRUE(contains(eps.script,
+                       "set terminal epscairo size 5in,3in noenhanced color "
+                       "font 'sans,10'\n"));
+  EXPECT_TRUE(contains(eps.script, "set title 'Latency CDF (RTT)"));
+  EXPECT_TRUE(contains(eps.script, "set key outside"));
+}
+
+TEST(Gnuplot, PaletteIsTolsAndDistinctWithinTwelveSeries) {
+  for (size_t n = 1; n <= 12; ++n) {
+    const std::vector<std::string> c = series_colours(n);
+    ASSERT_EQ(c.size(), n);
+    EXPECT_EQ(std::set<std::string>(c.begin(), c.end()).size(), n) << n << " series";
+  }
+  EXPECT_EQ(series_colours(2), (std::vector<std::string>{"#1965B0", "#DC050C"}));
+  const std::vector<std::string> c13 = series_colours(13);
+  EXPECT_EQ(c13[12], c13[0]);  // the 13th series starts the 12 colours again
+  // The script gives line types 1..n those colours and cycles after them.
+  const Results res = samples::full_sample_results();
+  const GnuplotJob job =
+      gnuplot_job(PlotKind::kTotals, {{"r.json", &res.runs[0]}}, PlotFormat::kSvg, "t.svg", "");
+  EXPECT_TRUE(contains(job.script, "set linetype 1 lc rgb '#1965B0'\n"));
+  EXPECT_TRUE(contains(job.script, "set linetype cycle 3\n"));
 }
 
 }  // namespace

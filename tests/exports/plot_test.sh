@@ -102,7 +102,7 @@ expect_error 2 "r.json has 2 runs; pick one with --run K=V,... (runs: 'bql=false
 expect_error 2 "gnuplot not found on PATH" env PATH=/nonexistent "$nicsim" plot r.json \
   --run bql=false -o x.png
 expect_error 2 "missing.json: cannot open" "$nicsim" plot missing.json -o x.png
-expect_usage_error "the file name must end in .png or .svg" "$nicsim" plot r.json -o x.pdf
+expect_usage_error "the file name must end in .png, .svg, .pdf or .eps" "$nicsim" plot r.json -o x.gif
 expect_usage_error "--kind: expected 'totals', 'cdf' or 'compare', got 'box'" \
   "$nicsim" plot r.json -o x.png --kind box
 [ ! -e x.png ] || fail "a failed plot left x.png"
