@@ -100,7 +100,8 @@ set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
   "NIC batching simulator and emulator\n nicsim simulates and emulates NIC batching (BQL, xmit_more, USB aggregation,\n qdiscs) and measures latency under load.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME nicsim-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "nlohmann-json3-dev, libtomlplusplus-dev, zlib1g-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS 
+  "nlohmann-json3-dev, libtomlplusplus-dev, zlib1g-dev, libssl-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "g++, make, cmake, pkg-config")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
   "nicsim C++ libraries and headers\n The algorithm, model and simulator libraries of nicsim with a CMake package\n (find_package(nicsim)) and a pkg-config file.")
