@@ -16,6 +16,7 @@ packages=(
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
   flent python3-numpy                          # export test: flent reads our files (stats need numpy)
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg
+  libopenmpi-dev openmpi-bin                   # campaigns over MPI ranks (docs/campaigns.md)
 )
 
 missing=()
