@@ -95,6 +95,10 @@ MetricStatistics describe(std::vector<double> values, const std::string& unit, b
     ss += (x - m.mean) * (x - m.mean);
   }
   m.stddev = n > 1 ? std::sqrt(ss / static_cast<double>(n - 1)) : 0.0;
+  if (values.front() == values.back()) {  // identical repetitions: no rounding noise
+    m.mean = values.front();
+    m.stddev = 0;
+  }
   m.median = median_of_sorted(values);
   m.min = values.front();
   m.max = values.back();
