@@ -22,6 +22,18 @@ std::string terminal(PlotFormat f) {
              : "set terminal svg size 1000,600 dynamic noenhanced font 'sans,10'\n";
 }
 
+// A string column in a gnuplot data file: double quotes (gnuplot splits single-quoted text at
+// spaces in data), inner double quotes dropped.
+std::string data_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c != '"' && c != '\n' && c != '\r') {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::string path_in(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
@@ -249,7 +261,7 @@ GnuplotJob tradeoff_job(const Results& results, PlotFormat format, const std::st
       const Point py = point_of(y->second);
       rows += num(px.centre) + " " + num(px.low) + " " + num(px.high) + " " + num(py.centre) + " " +
               num(py.low) + " " + num(py.high) + " " +
-              gnuplot_quote(s.label.empty() ? "(single)" : s.label) + "\n";
+              data_string(s.label.empty() ? "(single)" : s.label) + "\n";
     }
     if (rows.empty()) {
       continue;

@@ -43,9 +43,10 @@ TEST(SweepPlot, OneBlockPerGroupWithMeanAndInterval) {
   const std::string& data = job.data_files[0].second;
   // bql=false: mean 10, t interval 10 ± 12.706 * sqrt(2) / sqrt(2) = ± 12.706 (10 - 12.706 is
   // -2.7059999999999995 in binary floating point).
-  EXPECT_NE(data.find("# group hosts.board.nic.bql=false\n0 100Mbit 10 -2.7059999999999995 22.706 2\n"
-                      "1 1Gbit 10 -2.7059999999999995 22.706 2\n"),
-            std::string::npos)
+  EXPECT_NE(
+      data.find("# group hosts.board.nic.bql=false\n0 100Mbit 10 -2.7059999999999995 22.706 2\n"
+                "1 1Gbit 10 -2.7059999999999995 22.706 2\n"),
+      std::string::npos)
       << data;
   EXPECT_NE(data.find("# group hosts.board.nic.bql=true\n0 100Mbit 3 -9.706 15.706 2\n"),
             std::string::npos)
@@ -71,7 +72,7 @@ TEST(TradeoffPlot, CrossesOfLatencyAndGoodputPerCombination) {
   const GnuplotJob job = tradeoff_job(campaign(), PlotFormat::kSvg, "/o.svg", "");
   const std::string& data = job.data_files.at(0).second;
   // bql=true rate=1Gbit: latency 3 ± 12.706, goodput 91 ± 12.706.
-  EXPECT_NE(data.find("3 -9.706 15.706 91 78.294 103.706 'bql=true rate=1Gbit'\n"),
+  EXPECT_NE(data.find("3 -9.706 15.706 91 78.294 103.706 \"bql=true rate=1Gbit\"\n"),
             std::string::npos)
       << data;
   EXPECT_NE(job.script.find("with xyerrorbars"), std::string::npos);
