@@ -147,21 +147,7 @@ CampaignOutcome run_campaign_mpi(const config::LoadedScenario& scenario,
     }
     return o;
   };
-  run_ordered(
-      jobs.size(), 1, work,
-      [&](Outcome&& o) {
-        if (o.status == Outcome::Status::kFailed) {
-          out.error = o.error;
-          return false;
-        }
-        out.indexes.push_back(o.index);
-        spool.add(std::move(o.run), o.meta);
-        if (cb.on_run) {
-          cb.on_run(spool.last());
-        }
-        return true;
-      },
-      stop);
+  run_ordered(jobs.size(), 1, work, spooling_sink(jobs, spool, cb, out), stop);
   out.delivered = out.indexes.size();
   out.interrupted = stop.load() && out.error.empty();
   return out;

@@ -28,21 +28,7 @@ CampaignOutcome run_fixed(const config::LoadedScenario& s, const CampaignParams&
     std::erase_if(jobs, [&](const Job& j) { return !in_shard(j.index, *p.shard); });
   }
   out.planned = jobs.size();
-  out.delivered = run_ordered(
-      jobs.size(), p.jobs, job_work(jobs, cb),
-      [&](Outcome&& o) {
-        if (o.status == Outcome::Status::kFailed) {
-          out.error = o.error;
-          return false;
-        }
-        out.indexes.push_back(jobs[o.index].index);
-        spool.add(std::move(o.run), o.meta);
-        if (cb.on_run) {
-          cb.on_run(spool.last());
-        }
-        return true;
-      },
-      stop);
+  run_ordered(jobs.size(), p.jobs, job_work(jobs, cb), spooling_sink(jobs, spool, cb, out), stop);
   out.delivered = out.indexes.size();
   return out;
 }
@@ -118,6 +104,22 @@ std::optional<Shard> parse_shard(const std::string& text) {
     return std::nullopt;
   }
   return s;
+}
+
+Sink spooling_sink(const std::vector<Job>& jobs, ResultsSpool& spool, const CampaignCallbacks& cb,
+                   CampaignOutcome& out) {
+  return [&jobs, &spool, &cb, &out](Outcome&& o) {
+    if (o.status == Outcome::Status::kFailed) {
+      out.error = o.error;
+      return false;
+    }
+    out.indexes.push_back(jobs[o.index].index);
+    spool.add(std::move(o.run), o.meta);
+    if (cb.on_run) {
+      cb.on_run(spool.last());
+    }
+    return true;
+  };
 }
 
 bool in_shard(size_t index, const Shard& shard) { return index % shard.count == shard.index - 1; }

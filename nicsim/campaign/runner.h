@@ -57,6 +57,11 @@ struct CampaignOutcome {
 std::string choose_ci_metric(const report::Run& run, const std::string& requested,
                              std::string* available);
 
+// The usual sink: a failed run stops the campaign (its message in out.error); a finished run
+// goes into the spool, then to cb.on_run; out.indexes records jobs[o.index].index.
+Sink spooling_sink(const std::vector<Job>& jobs, ResultsSpool& spool, const CampaignCallbacks& cb,
+                   CampaignOutcome& out);
+
 CampaignOutcome run_campaign(const config::LoadedScenario& scenario, const CampaignParams& params,
                              ResultsSpool& spool, const CampaignCallbacks& callbacks,
                              const std::atomic<bool>& stop);
