@@ -374,14 +374,14 @@ struct Meta {
     std::vector<uint64_t> run_indexes;
     bool operator==(const Shard&) const = default;
   };
-  std::optional<Shard> shard;
+  std::optional<Shard> shard{};
   bool operator==(const Meta&) const = default;
 };
 
 struct Results {
   Meta meta;
   std::vector<Run> runs;
-  std::vector<RunStatistics> statistics;  // campaigns with repetitions; empty otherwise
+  std::vector<RunStatistics> statistics{};  // campaigns with repetitions; empty otherwise
   bool operator==(const Results&) const = default;
 };
 
