@@ -19,6 +19,7 @@ packages=(
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg
   pybind11-dev python3-dev python3-pytest python3-pandas  # the Python module (python/), its tests
   man-db                                       # tests/install: the installed man page renders
+  libopenmpi-dev openmpi-bin                   # campaigns over MPI ranks (docs/campaigns.md)
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include "tools/emulate_command.h"
 #include "tools/export_command.h"
 #include "tools/live_commands.h"
+#include "tools/merge_command.h"
 #include "tools/plot_command.h"
 #include "tools/run_command.h"
 #include "tools/topology_command.h"
@@ -28,8 +29,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
       {"run", "simulate a scenario (TOML): iperf3/ping-style tables, --json/--csv/--flent results",
        "usage: nicsim run SCENARIO.toml [--json OUT.json] [--csv DIR] [--flent OUT.flent.gz]\n"
-       "                  [--seed N] [--quiet]",
+       "                  [--seed N] [--quiet] [-j N] [--repeat N] [--until-ci PCT%]\n"
+       "                  [--max-repeat N] [--ci-metric NAME] [--shard K/N]",
        false, define_run},
+      {"merge", "join the parts of a sharded campaign (run --shard K/N) into one results file",
+       "usage: nicsim merge PART.json... -o OUT.json", false, define_merge},
       {"emulate",
        "run the scenario's link in real time between two network namespaces; a command\n"
        "(ping, iperf3, ...) runs in host a, else the scenario's own traffic (needs root)",
@@ -45,7 +49,8 @@ const std::vector<Command>& commands() {
        false, define_export},
       {"plot", "draw results with gnuplot (totals over time, latency CDF, runs compared)",
        "usage: nicsim plot RESULT.json [MORE.json ...] -o FILE.png|FILE.svg|FILE.pdf|FILE.eps\n"
-       "                   [--kind totals|cdf|compare] [--run K=V[,K=V]]",
+       "                   [--kind totals|cdf|compare|sweep|tradeoff] [--run K=V[,K=V]]\n"
+       "                   [--x KEY --y METRIC [--group KEY]]",
        false, define_plot},
       {"compare", "side-by-side table of runs: goodput, p50/p99 latency, grade, RPM",
        "usage: nicsim compare A.json [B.json ...]", false, define_compare},

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "nicsim/report/export_flent.h"
+#include "nicsim/report/plot_campaign.h"
 #include "nicsim/report/plot_gnuplot.h"
 #include "nicsim/report/results_file.h"
 #include "nicsim/report/run_selector.h"
@@ -50,6 +51,8 @@ struct PlotArgs {
   std::string size;
   std::string font;
   std::string keep_script;  // a directory: the script and its data files stay there
+  // --kind sweep / tradeoff (campaigns, docs/campaigns.md)
+  std::string x, y, group;
 };
 
 int plot(const PlotArgs& a);
@@ -147,6 +150,18 @@ GnuplotResult run_gnuplot_kept(const std::string& dir,
   return r;
 }
 
+// --x, --y, --group: the campaign kinds' options (sweep, tradeoff).
+void add_campaign_plot_options(CLI::App& app, PlotArgs& a) {
+  app.add_option("--x", a.x, "sweep: the varied key on the x axis (e.g. wire.rate or rate)")
+      ->type_name("KEY");
+  app.add_option("--y", a.y,
+                 "sweep: the metric on the y axis (e.g. ping.rtt_mean_ms,\n"
+                 "goodput_mbit.a->b; docs/campaigns.md)")
+      ->type_name("METRIC");
+  app.add_option("--group", a.group, "sweep: one line per value of this varied key")
+      ->type_name("KEY");
+}
+
 }  // namespace
 
 cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
@@ -163,13 +178,18 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
                  "the picture to write: FILE.png or FILE.svg (screens), FILE.pdf or\n"
                  "FILE.eps (papers)")
       ->type_name("FILE.png|FILE.svg|FILE.pdf|FILE.eps");
-  cli::add_choice(app, "--kind", a->kind, {"totals", "cdf", "compare"},
+  cli::add_choice(app, "--kind", a->kind, {"totals", "cdf", "compare", "sweep", "tradeoff"},
                   "totals (default): throughput per direction (Mbit/s, left axis) and\n"
                   "latency (ms, right axis: mean of the probes' per-interval RTTs) over\n"
                   "time, like flent's 'totals' plot; one run\n"
                   "cdf: latency CDF (RTT) of every probe from its samples; one run\n"
                   "compare: one point per run of every file: goodput per direction vs\n"
-                  "induced latency (rrul runs) or the main probe's p99 RTT; e.g. sim vs emu");
+                  "induced latency (rrul runs) or the main probe's p99 RTT; e.g. sim vs emu\n"
+                  "sweep: --y METRIC against the varied key --x, 95 % interval bars over\n"
+                  "repetitions, one line per value of --group; one file\n"
+                  "tradeoff: goodput vs induced latency (else the main probe's mean RTT)\n"
+                  "per run, 95 % interval crosses; one file");
+  add_campaign_plot_options(app, *a);
   app.add_option("--run", a->run,
                  "the run to draw (totals, cdf) or the runs to include (compare): the values\n"
                  "its label has, e.g. bql=true,rate=1Gbit, or the whole label; needed for\n"
@@ -189,6 +209,8 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
 
 namespace {
 
+int plot_campaign(const PlotArgs& a, const report::PlotStyle& style);
+
 int plot(const PlotArgs& a) {
   const std::vector<std::string>& files = a.files;
   const std::string* const output = &a.output;
@@ -198,6 +220,9 @@ int plot(const PlotArgs& a) {
   const std::optional<report::PlotFormat> format = format_of(*output);
   if (!format) {
     return usage_error("-o " + *output + ": the file name must end in .png, .svg, .pdf or .eps");
+  }
+  if (k == "sweep" || k == "tradeoff") {
+    return plot_campaign(a, plot_style(a, *format));
   }
   const report::PlotStyle style = plot_style(a, *format);
   const report::PlotKind kind = k == "cdf"       ? report::PlotKind::kCdf
@@ -260,6 +285,42 @@ int plot(const PlotArgs& a) {
     return 1;
   }
   std::fprintf(stderr, "nicsim plot: wrote %s\n", output->c_str());
+  return 0;
+}
+
+// Draws a file's runs with their repetition statistics (report/plot_campaign.h).
+int plot_campaign(const PlotArgs& a, const report::PlotStyle& style) {
+  if (a.files.size() != 1) {
+    throw cli::UsageError("--kind " + a.kind + " draws one results file");
+  }
+  if (a.kind == "sweep" && (a.x.empty() || a.y.empty())) {
+    throw cli::UsageError("--kind sweep needs --x KEY and --y METRIC");
+  }
+  report::Results results;
+  try {
+    results = report::load_results_file(a.files[0]);
+  } catch (const report::ResultsFileError& e) {
+    std::fprintf(stderr, "nicsim: %s\n", e.what());
+    return 2;
+  }
+  const std::string out = absolute(a.output);
+  GnuplotResult r;
+  try {
+    const auto make_job = [&](const std::string& dir) {
+      return a.kind == "sweep" ? report::sweep_job(results, {a.x, a.y, a.group}, style, out, dir)
+                               : report::tradeoff_job(results, style, out, dir);
+    };
+    r = a.keep_script.empty() ? run_gnuplot(make_job)
+                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
+  } catch (const report::ExportError& e) {
+    std::fprintf(stderr, "nicsim plot: %s: %s\n", a.files[0].c_str(), e.what());
+    return 2;
+  }
+  if (r.status != 0) {
+    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
+    return r.status;
+  }
+  std::fprintf(stderr, "nicsim plot: wrote %s\n", a.output.c_str());
   return 0;
 }
 

@@ -78,6 +78,9 @@ std::string dump(const Scenario& s) {
   }
   out += "duration = " + dur(s.duration) + "\n";
   out += "seed = " + std::to_string(s.seed) + "\n";
+  if (s.repeat != 1) {  // only when set: effective configurations of older files unchanged
+    out += "repeat = " + std::to_string(s.repeat) + "\n";
+  }
 
   for (const HostConfig& h : s.hosts) {
     const std::string hp = join_key("hosts", h.name);

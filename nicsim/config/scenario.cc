@@ -1031,6 +1031,12 @@ Scenario parse_tree(const toml::table& root, const Ctx& ctx, VaryRead* vary_out)
       fail(t.key_location("seed"), t.key_path("seed"), "must be >= 0, got " + std::to_string(seed));
     }
     s.seed = static_cast<uint64_t>(seed);
+    const int64_t repeat = t.opt_int("repeat").value_or(1);
+    if (repeat < 1 || repeat > kMaxRepeat) {
+      fail(t.key_location("repeat"), t.key_path("repeat"),
+           "must be 1.." + std::to_string(kMaxRepeat) + ", got " + std::to_string(repeat));
+    }
+    s.repeat = static_cast<uint32_t>(repeat);
     t.finish();
   }
 
@@ -1282,9 +1288,9 @@ Location Scenario::where(std::string_view key_path) const {
 
 bool Scenario::operator==(const Scenario& o) const {
   return name == o.name && description == o.description && duration == o.duration &&
-         seed == o.seed && hosts == o.hosts && wire == o.wire && routers == o.routers &&
-         links == o.links && routes == o.routes && traffic == o.traffic && vary == o.vary &&
-         published == o.published;
+         seed == o.seed && repeat == o.repeat && hosts == o.hosts && wire == o.wire &&
+         routers == o.routers && links == o.links && routes == o.routes && traffic == o.traffic &&
+         vary == o.vary && published == o.published;
 }
 
 LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,

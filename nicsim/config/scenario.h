@@ -3,7 +3,7 @@
 // simulator (nicsim run) and the emulator (nicsim emulate). docs/scenarios.md documents the
 // format with a complete annotated example; in short:
 //
-//   [scenario]   name, description, duration, seed
+//   [scenario]   name, description, duration, seed, repeat
 //   [hosts.<h>]  two or more hosts (more need [[links]]; network.h has the network syntax:
 //                [routers.<r>], [[links]], [[routes]]): cpu (preset name or table with `preset` + CpuCosts keys),
 //                nic (preset name or table with `preset` + the preset's keys as overrides),
@@ -155,13 +155,20 @@ struct PublishedEntry {
   bool operator==(const PublishedEntry&) const = default;
 };
 
+// [scenario] repeat: at most this many repetitions per run (a typo such as 1000000 would
+// otherwise queue a million simulations).
+inline constexpr int64_t kMaxRepeat = 10000;
+
 struct Scenario {
   std::string name;
   std::string description;
   Duration duration;
   uint64_t seed = 1;
-  std::vector<HostConfig> hosts;  // two or more, in the order written (network.h)
-  WireConfig wire;                // the two-host form's link (no [[links]]); unused otherwise
+  // Repetitions of every run with seeds derived from `seed` (a campaign; docs/campaigns.md).
+  // 1: one run per combination, with `seed` itself.
+  uint32_t repeat = 1;
+  std::vector<HostConfig> hosts;      // two or more, in the order written (network.h)
+  WireConfig wire;                    // the two-host form's link (no [[links]]); unused otherwise
   std::vector<RouterConfig> routers;  // network.h: [routers.<r>]
   std::vector<LinkConfig> links;      // [[links]]; empty: the two-host form (hosts + [wire])
   std::vector<RouteConfig> routes;    // [[routes]] overrides

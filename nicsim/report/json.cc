@@ -825,7 +825,47 @@ const Table<Run>& run_table() {
       field("interfaces", &S::interfaces, map_of(object_of(interface_table)),
             map_schema(ref("interface")), P::kOmitEmpty),
       field("nodes", &S::nodes, map_of(object_of(node_table)), map_schema(ref("node")),
-            P::kOmitEmpty)};
+            P::kOmitEmpty),
+      // campaigns with repetitions (issue 14): absent otherwise
+      optional_field("repetition", &S::repetition, kCount, ref("count"))};
+  return t;
+}
+
+const Table<ConfidenceInterval>& confidence_interval_table() {
+  using S = ConfidenceInterval;
+  static const Table<S> t = {
+      field("low", &S::low, kNumber, type(R"("number")")),
+      field("high", &S::high, kNumber, type(R"("number")")),
+      field("half_width", &S::half_width, kNumber, ref("nonnegative")),
+      field("level", &S::level, kNumber, R"({"type": "number", "minimum": 0, "maximum": 1})"),
+      field("method", &S::method, kString, R"({"enum": ["student-t", "order-statistic"]})")};
+  return t;
+}
+
+const Table<MetricStatistics>& metric_statistics_table() {
+  using S = MetricStatistics;
+  static const Table<S> t = {field("unit", &S::unit, kString, type(R"("string")")),
+                             field("mean", &S::mean, kNumber, type(R"("number")")),
+                             field("stddev", &S::stddev, kNumber, ref("nonnegative")),
+                             field("median", &S::median, kNumber, type(R"("number")")),
+                             field("min", &S::min, kNumber, type(R"("number")")),
+                             field("max", &S::max, kNumber, type(R"("number")")),
+                             optional_field("ci", &S::ci, object_of(confidence_interval_table),
+                                            ref("confidence_interval"))};
+  return t;
+}
+
+const Table<RunStatistics>& run_statistics_table() {
+  using S = RunStatistics;
+  static const Table<S> t = {
+      field("label", &S::label, kString, type(R"("string")")),
+      field(
+          "params", &S::params, kParams,
+          R"({"type": "object", "additionalProperties": {"type": ["string", "boolean", "number"]}})"),
+      field("repetitions", &S::repetitions, kCount, ref("count")),
+      field("seeds", &S::seeds, array_of(kCount), array_schema(ref("count"))),
+      field("metrics", &S::metrics, map_of(object_of(metric_statistics_table)),
+            map_schema(ref("metric_statistics")))};
   return t;
 }
 
@@ -835,6 +875,16 @@ const Table<RunMeta>& run_meta_table() {
                              field("wall_s", &S::wall_s, kNumber, ref("seconds")),
                              field("events", &S::events, kCount, ref("count")),
                              field("events_per_s", &S::events_per_s, kNumber, ref("nonnegative"))};
+  return t;
+}
+
+const Table<Meta::Shard>& shard_table() {
+  using S = Meta::Shard;
+  static const Table<S> t = {
+      field("index", &S::index, kCount, R"({"type": "integer", "minimum": 1})"),
+      field("count", &S::count, kCount, R"({"type": "integer", "minimum": 1})"),
+      field("total_runs", &S::total_runs, kCount, ref("count")),
+      field("run_indexes", &S::run_indexes, array_of(kCount), array_schema(ref("count")))};
   return t;
 }
 
@@ -851,7 +901,9 @@ const Table<Meta>& meta_table() {
       field("events", &S::events, kCount, ref("count")),
       field("events_per_s", &S::events_per_s, kNumber, ref("nonnegative")),
       field("command_line", &S::command_line, array_of(kString), array_schema(type(R"("string")"))),
-      field("runs", &S::runs, array_of(object_of(run_meta_table)), R"({"type": "array"})")};
+      field("runs", &S::runs, array_of(object_of(run_meta_table)), R"({"type": "array"})"),
+      // a part written by run --shard K/N (issue 14): absent otherwise
+      optional_field("shard", &S::shard, object_of(shard_table), ref("shard"))};
   return t;
 }
 
@@ -887,22 +939,50 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/interval", interval_table()),
           spec("/$defs/queue_series", queue_table()),
           spec("/$defs/interface", interface_table()),
-          spec("/$defs/node", node_table())};
+          spec("/$defs/node", node_table()),
+          spec("/$defs/shard", shard_table()),
+          spec("/$defs/run_statistics", run_statistics_table()),
+          spec("/$defs/metric_statistics", metric_statistics_table()),
+          spec("/$defs/confidence_interval", confidence_interval_table())};
+}
+
+// The document is written in three parts so that a campaign can stream its runs (json.h):
+// head (format, version, meta, `"runs": [`), one element per run, tail. to_json is the same
+// three parts, so streamed and whole documents are byte-identical.
+std::string json_head(const Meta* meta) {
+  std::string out = "{\n  \"format\": " + J(kResultsFormat).dump() +
+                    ",\n  \"version\": " + J(kResultsVersion).dump();
+  if (meta != nullptr) {
+    std::string path = ".meta";
+    out += ",\n  \"meta\": ";
+    emit(out, write_object(meta_table(), *meta), 2, path);
+  }
+  return out + ",\n  \"runs\": [";
+}
+
+std::string json_run_element(const Run& run, size_t index) {
+  std::string out = index == 0 ? "\n    " : ",\n    ";
+  std::string path = ".runs[" + std::to_string(index) + "]";
+  emit(out, write_object(run_table(), run), 4, path);
+  return out;
+}
+
+std::string json_tail(size_t runs, const std::vector<RunStatistics>& statistics) {
+  std::string out = runs == 0 ? "]" : "\n  ]";
+  if (!statistics.empty()) {
+    std::string path = ".statistics";
+    out += ",\n  \"statistics\": ";
+    emit(out, array_of(object_of(run_statistics_table)).write(statistics), 2, path);
+  }
+  return out + "\n}\n";
 }
 
 std::string to_json(const Results& results, const JsonOptions& options) {
-  J doc = J::object();
-  doc["format"] = kResultsFormat;
-  doc["version"] = kResultsVersion;
-  if (options.include_meta) {
-    doc["meta"] = write_object(meta_table(), results.meta);
+  std::string out = json_head(options.include_meta ? &results.meta : nullptr);
+  for (size_t i = 0; i < results.runs.size(); ++i) {
+    out += json_run_element(results.runs[i], i);
   }
-  doc["runs"] = array_of(object_of(run_table)).write(results.runs);
-  std::string out;
-  std::string path;
-  emit(out, doc, 0, path);
-  out += '\n';
-  return out;
+  return out + json_tail(results.runs.size(), results.statistics);
 }
 
 Results results_from_json(std::string_view text) {
@@ -913,7 +993,7 @@ Results results_from_json(std::string_view text) {
     throw JsonError(std::string("results JSON: ") + e.what());
   }
   Obj o(doc, "");
-  o.expect({"format", "version", "meta", "runs"});
+  o.expect({"format", "version", "meta", "runs", "statistics"});
   const std::string format = get_string(o.at("format"), "format");
   if (format != kResultsFormat) {
     fail("format", "expected \"" + std::string(kResultsFormat) + "\", got \"" + format + "\"");
@@ -928,6 +1008,9 @@ Results results_from_json(std::string_view text) {
     results.meta = read_object(meta_table(), *meta, "meta");
   }
   results.runs = array_of(object_of(run_table)).read(o.at("runs"), "runs");
+  if (const J* statistics = o.find("statistics")) {
+    results.statistics = array_of(object_of(run_statistics_table)).read(*statistics, "statistics");
+  }
   o.done();
   return results;
 }

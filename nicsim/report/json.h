@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nicsim/report/results.h"
 
@@ -36,5 +37,12 @@ struct JsonOptions {
 // The whole document, ending with a newline.
 std::string to_json(const Results& results, const JsonOptions& options = {});
 Results results_from_json(std::string_view text);
+
+// The same document in parts, for writers that stream runs as they finish (a campaign):
+// json_head(meta or nullptr) + json_run_element(run_i, i) for i = 0.. + json_tail(n, stats)
+// equals to_json of those runs and statistics, byte for byte.
+std::string json_head(const Meta* meta);
+std::string json_run_element(const Run& run, size_t index);
+std::string json_tail(size_t runs, const std::vector<RunStatistics>& statistics);
 
 }  // namespace nicsim::report

@@ -18,9 +18,16 @@ namespace nicsim::report {
 
 namespace {
 
-// The terminal line of `style` (gnuplot 5.4's cairo terminals and svg), then the palette of
-// `series` series as line types 1..12 (plot commands use line types 1, 2, ... in order).
 std::string terminal(const PlotStyle& style, size_t series) {
+  return gnuplot_terminal(style, series);
+}
+std::string title_line(const PlotStyle& style, const std::string& kind_title) {
+  return gnuplot_title(style, kind_title);
+}
+
+}  // namespace
+
+std::string gnuplot_terminal(const PlotStyle& style, size_t series) {
   const bool paper = style.format == PlotFormat::kPdf || style.format == PlotFormat::kEps;
   const std::string size = style.size.empty() ? (paper ? "5in,3in" : "1000,600") : style.size;
   const std::string font = gnuplot_quote(style.font.empty() ? "sans,10" : style.font);
@@ -46,10 +53,11 @@ std::string terminal(const PlotStyle& style, size_t series) {
   return s + "set linetype cycle " + std::to_string(colours.size()) + "\n";
 }
 
-// The title line: the user's (--title) or the kind's own.
-std::string title_line(const PlotStyle& style, const std::string& kind_title) {
+std::string gnuplot_title(const PlotStyle& style, const std::string& kind_title) {
   return "set title " + gnuplot_quote(style.title.empty() ? kind_title : style.title) + "\n";
 }
+
+namespace {
 
 std::string num(double v) { return csv_number(v); }
 

@@ -60,6 +60,12 @@ GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, const Pl
 GnuplotJob gnuplot_job(PlotKind kind, const std::vector<PlotRun>& runs, PlotFormat format,
                        const std::string& output, const std::string& data_dir);
 
+// The terminal line of `style` (gnuplot 5.4's cairo terminals and svg), then the palette of
+// `series` series as line types 1..12 (plot commands use line types 1, 2, ... in order).
+std::string gnuplot_terminal(const PlotStyle& style, size_t series);
+// The title line: the user's (--title) or the kind's own.
+std::string gnuplot_title(const PlotStyle& style, const std::string& kind_title);
+
 // gnuplot string literal: single-quoted, ' doubled.
 std::string gnuplot_quote(const std::string& s);
 

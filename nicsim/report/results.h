@@ -306,7 +306,42 @@ struct Run {
   // Networks only (empty in the two-host form): by interface label and by node name.
   std::map<std::string, InterfaceResult> interfaces;
   std::map<std::string, NodeResult> nodes;
+  // Campaigns with repetitions ([scenario] repeat, --repeat; docs/campaigns.md): this run's
+  // repetition, 0-based (its seed is derived from the scenario's); absent without repetitions.
+  std::optional<uint64_t> repetition{};
   bool operator==(const Run&) const = default;
+};
+
+// A confidence interval of one metric over a run's repetitions (report/run_statistics.h).
+struct ConfidenceInterval {
+  double low = 0;
+  double high = 0;
+  double half_width = 0;  // (high - low) / 2
+  double level = 0;       // coverage: 0.95 (Student t) or what the order statistics give
+  std::string method;     // "student-t" (means) | "order-statistic" (the median, percentiles)
+  bool operator==(const ConfidenceInterval&) const = default;
+};
+
+// One metric over the repetitions of one run (a [vary] combination).
+struct MetricStatistics {
+  std::string unit;  // "Mbit/s", "ms", "count", "RPM"
+  double mean = 0;
+  double stddev = 0;  // sample standard deviation (n - 1); 0 for one repetition
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  std::optional<ConfidenceInterval> ci;  // absent below two repetitions
+  bool operator==(const MetricStatistics&) const = default;
+};
+
+// The statistics of one [vary] combination over its repetitions (report/run_statistics.h).
+struct RunStatistics {
+  std::string label;             // the runs' label without " rep=N"
+  std::vector<RunParam> params;  // in [vary] order
+  uint64_t repetitions = 0;
+  std::vector<uint64_t> seeds;                      // in repetition order
+  std::map<std::string, MetricStatistics> metrics;  // by metric name (docs/campaigns.md)
+  bool operator==(const RunStatistics&) const = default;
 };
 
 // Per-run wall-clock facts.
@@ -330,12 +365,23 @@ struct Meta {
   double events_per_s = 0;  // events / wall_s
   std::vector<std::string> command_line;
   std::vector<RunMeta> runs;
+  // A part written by `nicsim run --shard K/N`: which part, and each run's index in the whole
+  // campaign (nicsim merge restores the serial order from them).
+  struct Shard {
+    uint64_t index = 0;  // K, 1-based
+    uint64_t count = 0;  // N
+    uint64_t total_runs = 0;
+    std::vector<uint64_t> run_indexes;
+    bool operator==(const Shard&) const = default;
+  };
+  std::optional<Shard> shard{};
   bool operator==(const Meta&) const = default;
 };
 
 struct Results {
   Meta meta;
   std::vector<Run> runs;
+  std::vector<RunStatistics> statistics{};  // campaigns with repetitions; empty otherwise
   bool operator==(const Results&) const = default;
 };
 
