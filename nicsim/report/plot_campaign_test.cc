@@ -10,6 +10,12 @@
 namespace nicsim::report {
 namespace {
 
+PlotStyle style_of(PlotFormat f) {
+  PlotStyle s;
+  s.format = f;
+  return s;
+}
+
 report::Run rep(bool bql, const std::string& rate, uint64_t r, double goodput, double rtt) {
   report::Run run;
   run.params = {{"hosts.board.nic.bql", bql}, {"wire.rate", rate}};
@@ -38,7 +44,7 @@ Results campaign() {
 
 TEST(SweepPlot, OneBlockPerGroupWithMeanAndInterval) {
   const GnuplotJob job = sweep_job(campaign(), {"rate", "ping.rtt_mean_ms", "bql"},
-                                   PlotStyle{PlotFormat::kPng}, "/o.png", "/d");
+                                   style_of(PlotFormat::kPng), "/o.png", "/d");
   ASSERT_EQ(job.data_files.size(), 1u);
   const std::string& data = job.data_files[0].second;
   // bql=false: mean 10, t interval 10 ± 12.706 * sqrt(2) / sqrt(2) = ± 12.706 (10 - 12.706 is
@@ -59,10 +65,10 @@ TEST(SweepPlot, OneBlockPerGroupWithMeanAndInterval) {
 
 TEST(SweepPlot, NamesWhatTheFileHas) {
   EXPECT_THROW(
-      sweep_job(campaign(), {"ring", "ping.rtt_mean_ms", ""}, PlotStyle{PlotFormat::kSvg}, "o", ""),
+      sweep_job(campaign(), {"ring", "ping.rtt_mean_ms", ""}, style_of(PlotFormat::kSvg), "o", ""),
       ExportError);
   try {
-    sweep_job(campaign(), {"rate", "nope", ""}, PlotStyle{PlotFormat::kSvg}, "o", "");
+    sweep_job(campaign(), {"rate", "nope", ""}, style_of(PlotFormat::kSvg), "o", "");
     FAIL();
   } catch (const ExportError& e) {
     EXPECT_NE(std::string(e.what()).find("goodput_mbit.a->b"), std::string::npos);
@@ -70,7 +76,7 @@ TEST(SweepPlot, NamesWhatTheFileHas) {
 }
 
 TEST(TradeoffPlot, CrossesOfLatencyAndGoodputPerCombination) {
-  const GnuplotJob job = tradeoff_job(campaign(), PlotStyle{PlotFormat::kSvg}, "/o.svg", "");
+  const GnuplotJob job = tradeoff_job(campaign(), style_of(PlotFormat::kSvg), "/o.svg", "");
   const std::string& data = job.data_files.at(0).second;
   // bql=true rate=1Gbit: latency 3 ± 12.706, goodput 91 ± 12.706.
   EXPECT_NE(data.find("3 -9.706 15.706 91 78.294 103.706 \"bql=true rate=1Gbit\"\n"),
