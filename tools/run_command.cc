@@ -309,10 +309,19 @@ int run_scenario(const RunArgs& a, const cli::Invocation& inv) {
   }
   g_interrupted = false;
   campaign::CampaignOutcome outcome;
-  {
+  try {
     InterruptGuard guard;
     outcome = world ? campaign::run_campaign_mpi(loaded, params, spool, cb, g_interrupted, *world)
                     : campaign::run_campaign(loaded, params, spool, cb, g_interrupted);
+  } catch (const std::runtime_error& e) {  // the results spool could not be written
+    if (meter) {
+      meter->clear();
+    }
+    std::fprintf(stderr, "nicsim: %s\n", e.what());
+    if (world) {
+      world->abort(1);
+    }
+    return 1;
   }
   if (meter) {
     meter->clear();

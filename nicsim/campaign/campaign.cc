@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "nicsim/campaign/wall_clock.h"
 #include "nicsim/core/param_error.h"
 
 namespace nicsim::campaign {
@@ -52,7 +54,7 @@ std::vector<Job> plan_jobs(const config::LoadedScenario& s, const Plan& plan) {
 Outcome run_job(const Job& job, const std::atomic<bool>& stop, const JobProgress& progress) {
   Outcome o;
   o.index = job.index;
-  const auto start = std::chrono::steady_clock::now();
+  const double start = wall_seconds();
   try {
     sim::Simulation simulation(job.run);
     o.run = simulation.run([&](const sim::Progress& p) {
@@ -79,8 +81,7 @@ Outcome run_job(const Job& job, const std::atomic<bool>& stop, const JobProgress
   if (job.repeated) {
     o.run.repetition = job.repetition;
   }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall = wall_seconds() - start;
   o.meta.label = o.run.label;
   o.meta.wall_s = wall;
   o.meta.events_per_s = wall > 0 ? static_cast<double>(o.meta.events) / wall : 0;
@@ -127,14 +128,23 @@ size_t run_ordered(size_t count, unsigned threads, const Work& work, const Sink&
     pool.emplace_back(worker);
   }
   size_t delivered = 0;
+  // A sink that throws (a results write failed) stops the campaign like one that wants no more;
+  // the exception is rethrown once the workers are joined (a joinable thread must not be
+  // destroyed by the unwinding).
+  std::exception_ptr sink_error;
   // Hands `o` to the sink without the lock; false when the sink wants no more.
   const auto deliver = [&](std::unique_lock<std::mutex>& lock, Outcome&& o) {
     if (o.status == Outcome::Status::kCancelled) {
       return true;  // stopped while running: nothing to write
     }
     lock.unlock();
-    const bool more = sink(std::move(o));
-    ++delivered;
+    bool more = false;
+    try {
+      more = sink(std::move(o));
+      ++delivered;
+    } catch (...) {
+      sink_error = std::current_exception();
+    }
     lock.lock();
     if (!more) {
       sink_stopped = true;
@@ -177,6 +187,9 @@ size_t run_ordered(size_t count, unsigned threads, const Work& work, const Sink&
   cv.notify_all();
   for (std::thread& t : pool) {
     t.join();
+  }
+  if (sink_error) {
+    std::rethrow_exception(sink_error);
   }
   return delivered;
 }

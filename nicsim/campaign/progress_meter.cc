@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "nicsim/campaign/wall_clock.h"
+
 namespace nicsim::campaign {
 namespace {
 
@@ -21,7 +23,7 @@ std::string duration_text(double s) {
 }  // namespace
 
 ProgressMeter::ProgressMeter(std::FILE* out, size_t total, double run_duration_s)
-    : out_(out), total_(total), duration_s_(run_duration_s) {}
+    : out_(out), total_(total), duration_s_(run_duration_s), start_s_(wall_seconds()) {}
 
 std::string ProgressMeter::render(size_t done, size_t total, const std::string& current,
                                   double current_s, double duration_s, double eta_s) {
@@ -40,8 +42,8 @@ std::string ProgressMeter::render(size_t done, size_t total, const std::string& 
 void ProgressMeter::update(size_t index, const std::string& label, double simulated_s) {
   std::lock_guard lock(mu_);
   running_[index] = {label, simulated_s};
-  const Clock::time_point now = Clock::now();
-  if (now - last_draw_ >= std::chrono::milliseconds(200)) {
+  const double now = wall_seconds();
+  if (now - last_draw_s_ >= 0.2) {
     draw_locked(now);
   }
 }
@@ -50,7 +52,7 @@ void ProgressMeter::finished(size_t index) {
   std::lock_guard lock(mu_);
   running_.erase(index);
   ++done_;
-  draw_locked(Clock::now());
+  draw_locked(wall_seconds());
 }
 
 void ProgressMeter::clear() {
@@ -62,14 +64,14 @@ void ProgressMeter::clear() {
   }
 }
 
-void ProgressMeter::draw_locked(Clock::time_point now) {
-  last_draw_ = now;
+void ProgressMeter::draw_locked(double now_s) {
+  last_draw_s_ = now_s;
   // Work done in simulated seconds: finished runs plus the running runs' progress.
   double work = static_cast<double>(done_) * duration_s_;
   for (const auto& [i, r] : running_) {
     work += r.simulated_s;
   }
-  const double wall = std::chrono::duration<double>(now - start_).count();
+  const double wall = now_s - start_s_;
   const double all = static_cast<double>(total_) * duration_s_;
   const double eta = work > 0 ? wall / work * (all - work) : -1;
   const Running* current = running_.empty() ? nullptr : &running_.begin()->second;

@@ -4,7 +4,6 @@
 // renderer of one line redrawn in place ("\r...\033[K"), at most 5 times a second; the
 // command decides whether to show it (a terminal, no --quiet). Thread-safe: workers report.
 
-#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <map>
@@ -15,7 +14,6 @@ namespace nicsim::campaign {
 
 class ProgressMeter {
  public:
-  using Clock = std::chrono::steady_clock;
   // `total` runs of `run_duration_s` simulated seconds each (the ETA's unit of work).
   ProgressMeter(std::FILE* out, size_t total, double run_duration_s);
 
@@ -29,13 +27,13 @@ class ProgressMeter {
                             double duration_s, double eta_s);
 
  private:
-  void draw_locked(Clock::time_point now);
+  void draw_locked(double now_s);
   std::FILE* out_;
   size_t total_;
   double duration_s_;
   std::mutex mu_;
-  Clock::time_point start_ = Clock::now();
-  Clock::time_point last_draw_{};
+  double start_s_;               // wall_seconds() at construction
+  double last_draw_s_ = -1e300;  // when the line was last drawn
   size_t done_ = 0;
   struct Running {
     std::string label;
