@@ -243,7 +243,10 @@ GnuplotJob tradeoff_job(const Results& results, const PlotStyle& style, const st
   std::string plot;
   size_t block = 0;
   for (const char* dir_key : {"goodput_mbit.a->b", "goodput_mbit.b->a"}) {
-    std::string rows;
+    // Rows in order of latency, so that neighbours on the x axis are neighbours in the file
+    // and their labels can alternate above and below the points (close points, e.g. BQL on
+    // and off at 1 Gbit/s, would print their labels over each other).
+    std::vector<std::pair<double, std::string>> ordered;
     for (const RunStatistics& s : stats) {
       const auto x = s.metrics.find(x_metric);
       const auto y = s.metrics.find(dir_key);
@@ -252,9 +255,16 @@ GnuplotJob tradeoff_job(const Results& results, const PlotStyle& style, const st
       }
       const Point px = point_of(x->second);
       const Point py = point_of(y->second);
-      rows += num(px.centre) + " " + num(px.low) + " " + num(px.high) + " " + num(py.centre) + " " +
-              num(py.low) + " " + num(py.high) + " " +
-              data_string(s.label.empty() ? "(single)" : s.label) + "\n";
+      ordered.emplace_back(px.centre,
+                           num(px.centre) + " " + num(px.low) + " " + num(px.high) + " " +
+                               num(py.centre) + " " + num(py.low) + " " + num(py.high) + " " +
+                               data_string(s.label.empty() ? "(single)" : s.label) + "\n");
+    }
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string rows;
+    for (const auto& [x, row] : ordered) {
+      rows += row;
     }
     if (rows.empty()) {
       continue;
@@ -266,7 +276,8 @@ GnuplotJob tradeoff_job(const Results& results, const PlotStyle& style, const st
     plot += std::string(plot.empty() ? "plot " : ", ") + file + idx +
             " using 1:4:2:3:5:6 with xyerrorbars lw 1.5 pt " + (up ? "7" : "5") + " ps 1.2 title " +
             gnuplot_quote(up ? "a->b (upload)" : "b->a (download)") + ", " + file + idx +
-            " using 1:4:7 with labels offset 1,1 left font ',8' notitle";
+            " every 2 using 1:4:7 with labels offset 1,1 left font ',8' notitle, " + file + idx +
+            " every 2::1 using 1:4:7 with labels offset 1,-1 left font ',8' notitle";
   }
   if (plot.empty()) {
     throw ExportError("the runs carried no TCP traffic: no goodput to trade off");

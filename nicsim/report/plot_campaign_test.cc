@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "nicsim/report/export_flent.h"
 #include "nicsim/report/run_statistics.h"
 
@@ -83,6 +86,21 @@ TEST(TradeoffPlot, CrossesOfLatencyAndGoodputPerCombination) {
             std::string::npos)
       << data;
   EXPECT_NE(job.script.find("with xyerrorbars"), std::string::npos);
+  // Rows by latency, labels alternating above and below, so close points stay readable.
+  std::vector<double> xs;  // the first block's latencies, in file order
+  std::istringstream lines(data);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() && !xs.empty()) {
+      break;  // the end of the first block
+    }
+    if (!line.empty() && line[0] != '#') {
+      xs.push_back(std::stod(line));
+    }
+  }
+  EXPECT_GE(xs.size(), 2u) << data;
+  EXPECT_TRUE(std::is_sorted(xs.begin(), xs.end())) << data;
+  EXPECT_NE(job.script.find("every 2 using 1:4:7 with labels offset 1,1"), std::string::npos);
+  EXPECT_NE(job.script.find("every 2::1 using 1:4:7 with labels offset 1,-1"), std::string::npos);
   EXPECT_NE(job.script.find("set xlabel 'ping.rtt_mean_ms (ms)'"), std::string::npos);
   EXPECT_NE(job.script.find("set ylabel 'goodput (Mbit/s)'"), std::string::npos);
 }
