@@ -2,7 +2,8 @@
 # CTest emu_live_rrul: `nicsim server` and `nicsim rrul HOST` between two network namespaces
 # this test creates (a veth pair, no emulator), with short phases (1 s idle, 2 s load, 1 s
 # idle), then hostile clients against the same server: garbage, an oversize length, a
-# slowloris that never completes its request, and one client too many. Pins: the rrul JSON
+# slowloris that never completes its request, and one client too many (the per-address limit
+# raised to the client limit, so that this one address can reach it). Pins: the rrul JSON
 # validates (backend "live"), 4 flows per direction named and marked as flent's rrul with
 # traffic in each, the four probes answered without loss with their series, no one-way delays
 # (unsynchronised clocks on a real network), the three phases and a latency_under_load with a
@@ -36,7 +37,7 @@ for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
 ip -n "$a" link set va up
 ip -n "$b" link set vb up
 
-ip netns exec "$b" "$nicsim" server --listen 198.18.7.2:5270 --max-clients 20 \
+ip netns exec "$b" "$nicsim" server --listen 198.18.7.2:5270 --max-clients 20 --max-per-peer 20 \
   --request-timeout 1s 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 1 50); do
