@@ -19,6 +19,7 @@
 #include "nicsim/live/probe.h"
 #include "nicsim/live/protocol.h"
 #include "nicsim/live/server.h"
+#include "nicsim/live/server_thread_testing.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
 
@@ -32,45 +33,6 @@ sockaddr_in address(const char* ip, uint16_t port) {
   ::inet_pton(AF_INET, ip, &a.sin_addr);
   return a;
 }
-
-class ServerThread {
- public:
-  explicit ServerThread(ServerParams p) : stop_(::eventfd(0, EFD_CLOEXEC)) {
-    p.listen = address("0.0.0.0", 0);  // 127.0.0.1 and 127.0.0.2 both reach it
-    server_ = std::make_unique<Server>(p, [this](const std::string& line) {
-      std::lock_guard<std::mutex> lock(mu_);
-      log_.push_back(line);
-    });
-    thread_ = std::thread([this] { server_->run(stop_.get()); });
-  }
-  ~ServerThread() { stop(); }
-  void stop() {
-    if (thread_.joinable()) {
-      const uint64_t one = 1;
-      [[maybe_unused]] ssize_t w = ::write(stop_.get(), &one, sizeof one);
-      thread_.join();
-    }
-  }
-  uint16_t port() const { return server_->port(); }
-  ServerStats stats() const { return server_->stats(); }
-  std::vector<std::string> log() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return log_;
-  }
-  bool logged(const std::string& part) {
-    for (const auto& l : log()) {
-      if (l.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
-
- private:
-  Fd stop_;
-  std::unique_ptr<Server> server_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<std::string> log_;
-};
 
 Fd connect_from(const char* source, uint16_t port) {
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -156,7 +118,7 @@ std::string run_error(uint16_t port, const std::string& secret) {
 TEST(ServerHardening, ASharedSecretAdmitsOnlyClientsThatProveIt) {
   ServerParams p;
   p.secret = "correct horse battery staple";
-  ServerThread server(p);
+  ServerThread server(p, "0.0.0.0");
   ClientOptions opt;
   opt.server = address("127.0.0.1", server.port());
   opt.secret = p.secret;
@@ -199,7 +161,7 @@ TEST(ServerHardening, ASharedSecretAdmitsOnlyClientsThatProveIt) {
 TEST(ServerHardening, AClientWithASecretIsToldWhenTheServerHasNone) {
   ServerParams p;
   p.request_timeout = Duration::ms(300);
-  ServerThread server(p);
+  ServerThread server(p, "0.0.0.0");
   EXPECT_NE(run_error(server.port(), "s3cret").find("the server sent no challenge"),
             std::string::npos);
   Fd c = connect_from("127.0.0.1", server.port());
@@ -215,7 +177,7 @@ TEST(ServerHardening, AClientWithASecretIsToldWhenTheServerHasNone) {
 TEST(ServerHardening, OneAddressCannotTakeEverySlot) {
   ServerParams p;
   p.max_per_peer = 2;
-  ServerThread server(p);
+  ServerThread server(p, "0.0.0.0");
   Fd a1 = connect_from("127.0.0.1", server.port());
   Fd a2 = connect_from("127.0.0.1", server.port());
   Fd a3 = connect_from("127.0.0.1", server.port());
@@ -275,7 +237,7 @@ bool echoed(int from, uint16_t reflector) {
 // Before: the reflector answered any port of the client's address, so a datagram with a
 // spoofed source port was reflected onto another socket of that host.
 TEST(ServerHardening, TheEchoAnswersOnlyTheRegisteredPort) {
-  ServerThread server(ServerParams{});
+  ServerThread server(ServerParams{}, "0.0.0.0");
   Fd registered = udp_socket();
   Fd other = udp_socket();
   Fd c = connect_from("127.0.0.1", server.port());
@@ -293,7 +255,7 @@ TEST(ServerHardening, TheEchoAnswersOnlyTheRegisteredPort) {
 
 // An older client registers no port: its first valid probe does.
 TEST(ServerHardening, AnUnregisteredEchoLatchesTheFirstProbesPort) {
-  ServerThread server(ServerParams{});
+  ServerThread server(ServerParams{}, "0.0.0.0");
   Fd first = udp_socket();
   Fd second = udp_socket();
   Fd c = connect_from("127.0.0.1", server.port());
@@ -311,7 +273,7 @@ TEST(ServerHardening, AnUnregisteredEchoLatchesTheFirstProbesPort) {
 TEST(ServerHardening, AFloodOfRefusalsIsLoggedAsABurstAndASummary) {
   ServerParams p;
   p.log_limits = LogLimiterParams{.burst = 10, .per_second = 1, .summary_period_ns = 300'000'000};
-  ServerThread server(p);
+  ServerThread server(p, "0.0.0.0");
   for (int i = 0; i < 200; ++i) {
     Fd c = connect_from("127.0.0.1", server.port());
     const uint8_t garbage[] = {'G', 'E', 'T', ' '};
@@ -332,7 +294,7 @@ TEST(ServerHardening, AFloodOfRefusalsIsLoggedAsABurstAndASummary) {
 
 // Before: at the descriptor limit accept(2) failed in a tight loop at ~100 % CPU.
 TEST(ServerHardening, AtTheDescriptorLimitAcceptBacksOff) {
-  ServerThread server(ServerParams{});
+  ServerThread server(ServerParams{}, "0.0.0.0");
   Fd pending(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);

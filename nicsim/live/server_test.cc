@@ -18,6 +18,7 @@
 
 #include "nicsim/live/netns_traffic.h"
 #include "nicsim/live/protocol.h"
+#include "nicsim/live/server_thread_testing.h"
 #include "nicsim/live/socket_util.h"
 #include "nicsim/live/traffic.h"
 #include "nicsim/testing/require_emu.h"
@@ -32,40 +33,6 @@ sockaddr_in loopback(uint16_t port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return a;
 }
-
-// A server on 127.0.0.1 in a thread; stops (and joins) on destruction.
-class ServerThread {
- public:
-  explicit ServerThread(ServerParams p) : stop_(::eventfd(0, EFD_CLOEXEC)) {
-    p.listen = loopback(0);
-    server_ = std::make_unique<Server>(p, [this](const std::string& line) {
-      std::lock_guard<std::mutex> lock(mu_);
-      log_.push_back(line);
-    });
-    thread_ = std::thread([this] { server_->run(stop_.get()); });
-  }
-  ~ServerThread() { stop(); }
-  void stop() {
-    if (thread_.joinable()) {
-      const uint64_t one = 1;
-      [[maybe_unused]] ssize_t w = ::write(stop_.get(), &one, sizeof one);
-      thread_.join();
-    }
-  }
-  uint16_t port() const { return server_->port(); }
-  ServerStats stats() const { return server_->stats(); }
-  std::vector<std::string> log() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return log_;
-  }
-
- private:
-  Fd stop_;
-  std::unique_ptr<Server> server_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<std::string> log_;
-};
 
 Fd connect_to(uint16_t port) {
   Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));

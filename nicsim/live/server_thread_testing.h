@@ -1,0 +1,66 @@
+#pragma once
+// Test helper (live_test only): a nicsim server in a thread, on an ephemeral port of `listen`
+// (default 127.0.0.1), collecting its log lines; stops (and joins) on destruction.
+
+#include <arpa/inet.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nicsim/live/server.h"
+#include "nicsim/live/socket_util.h"
+
+namespace nicsim::live {
+
+class ServerThread {
+ public:
+  // `listen_ip`: "127.0.0.1", or "0.0.0.0" to be reached from 127.0.0.2 too.
+  explicit ServerThread(ServerParams p, const char* listen_ip = "127.0.0.1")
+      : stop_(::eventfd(0, EFD_CLOEXEC)) {
+    p.listen = sockaddr_in{};
+    p.listen.sin_family = AF_INET;
+    ::inet_pton(AF_INET, listen_ip, &p.listen.sin_addr);
+    server_ = std::make_unique<Server>(p, [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_.push_back(line);
+    });
+    thread_ = std::thread([this] { server_->run(stop_.get()); });
+  }
+  ServerThread(const ServerThread&) = delete;
+  ServerThread& operator=(const ServerThread&) = delete;
+  ~ServerThread() { stop(); }
+  void stop() {
+    if (thread_.joinable()) {
+      const uint64_t one = 1;
+      [[maybe_unused]] ssize_t w = ::write(stop_.get(), &one, sizeof one);
+      thread_.join();
+    }
+  }
+  uint16_t port() const { return server_->port(); }
+  ServerStats stats() const { return server_->stats(); }
+  std::vector<std::string> log() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+  // Whether a log line so far contains `part`.
+  bool logged(const std::string& part) {
+    for (const auto& l : log()) {
+      if (l.find(part) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+ private:
+  Fd stop_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> log_;
+};
+
+}  // namespace nicsim::live
