@@ -295,6 +295,18 @@ TEST(ServerHardening, AFloodOfRefusalsIsLoggedAsABurstAndASummary) {
 // Before: at the descriptor limit accept(2) failed in a tight loop at ~100 % CPU.
 TEST(ServerHardening, AtTheDescriptorLimitAcceptBacksOff) {
   ServerThread server(ServerParams{}, "0.0.0.0");
+  {
+    // A first round trip, so that the server thread is running before descriptors run out (a
+    // sanitizer's own checks at thread start need a descriptor too).
+    Fd warm = connect_from("127.0.0.1", server.port());
+    const uint8_t garbage[] = {'G', 'E', 'T', ' '};
+    ::send(warm.get(), garbage, sizeof garbage, 0);
+    FrameReader r(false);
+    ASSERT_FALSE(reject_reason(warm.get(), r).empty());
+  }
+  for (int i = 0; i < 300 && server.stats().active > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   Fd pending(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
@@ -315,13 +327,13 @@ TEST(ServerHardening, AtTheDescriptorLimitAcceptBacksOff) {
   // A busy loop makes millions of attempts in 500 ms; back-off from 100 ms, at most a few.
   EXPECT_GE(during.accept_errors, 1u);
   EXPECT_LE(during.accept_errors, 20u);
-  EXPECT_EQ(during.accepted, 0u);
+  EXPECT_EQ(during.accepted, 1u);  // the warm-up connection only
   // With descriptors back, the pending connection is accepted (bounded wait).
-  for (int i = 0; i < 300 && server.stats().accepted == 0; ++i) {
+  for (int i = 0; i < 300 && server.stats().accepted < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   server.stop();
-  EXPECT_EQ(server.stats().accepted, 1u);
+  EXPECT_EQ(server.stats().accepted, 2u);
   EXPECT_TRUE(server.logged("accept: Too many open files"));
 }
 
