@@ -61,13 +61,6 @@ std::string reject_reason(int fd) {
   }
 }
 
-bool log_has(const std::vector<std::string>& log, const std::string& part) {
-  for (const auto& l : log) {
-    if (l.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
 TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   ServerThread server(ServerParams{});
   TrafficPlan plan;
@@ -133,7 +126,7 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   EXPECT_EQ(s.rejected, 0u);
   EXPECT_EQ(s.echoed, p.rtt.count);
   EXPECT_EQ(s.active, 0);
-  EXPECT_TRUE(log_has(server.log(), "source for 1000 ms, dscp 8, cc cubic"));
+  EXPECT_TRUE(server.logged("source for 1000 ms, dscp 8, cc cubic"));
 }
 
 TEST(LiveServer, RejectsGarbageAndOversizeLengthsWithAReason) {
@@ -168,7 +161,7 @@ TEST(LiveServer, RejectsGarbageAndOversizeLengthsWithAReason) {
   server.stop();
   EXPECT_EQ(server.stats().rejected, 4u);
   EXPECT_EQ(server.stats().active, 0);
-  EXPECT_TRUE(log_has(server.log(), ": rejected: frame.length: 4096 exceeds"));
+  EXPECT_TRUE(server.logged(": rejected: frame.length: 4096 exceeds"));
 }
 
 TEST(LiveServer, SlowlorisIsCutAfterTheRequestTimeout) {
@@ -196,12 +189,12 @@ TEST(LiveServer, AClientThatNeverReadsIsClosedAfterTheGrace) {
   encode(Request{FlowKind::kSource, 0, 100, 1000, ""}, msg);
   ASSERT_EQ(::send(c.get(), msg.data(), msg.size(), 0), static_cast<ssize_t>(msg.size()));
   // Wait (bounded) for the server to give up on it; nothing is read meanwhile.
-  for (int i = 0; i < 200 && !log_has(server.log(), "still open"); ++i) {
+  for (int i = 0; i < 200 && !server.logged("still open"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   server.stop();
   EXPECT_EQ(server.stats().timeouts, 1u);
-  EXPECT_TRUE(log_has(server.log(), ": still open 200 ms after the flow's end"));
+  EXPECT_TRUE(server.logged(": still open 200 ms after the flow's end"));
 }
 
 TEST(LiveServer, OneClientTooManyIsTurnedAway) {
