@@ -5,6 +5,8 @@
 #                                               a nightly-style run, hours; not for CI)
 #        scripts/fuzz.sh --merge                minimise what the runs found into the committed
 #                                               corpora (then commit them)
+#   Any of these may end with target names (e.g. `--long 10000000 protocol_fuzz`) to run only
+#   those targets; an unknown name is an error.
 #   Build directory: build-fuzz (override with NICSIM_FUZZ_BUILD_DIR).
 #   Every nicsim/{algo,config,report,live,emu,sim}/<name>_fuzz.cc is built as <name>_fuzz. Inputs:
 #   the committed seed corpus <its directory>/fuzz_corpus/<name>/ (read-only) plus a scratch
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
-  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER] | --long [RUNS] | --merge" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER | --long [RUNS] | --merge] [TARGET_fuzz...]" >&2
   exit 2
 }
 mode=time
@@ -28,17 +30,27 @@ runs_wanted=10000000
 case "${1:-}" in
   --long)
     mode=long
-    runs_wanted=${2:-10000000}
-    [[ "$runs_wanted" =~ ^[0-9]+$ ]] && [ "$runs_wanted" -ge 1 ] || usage
+    shift
+    if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+      runs_wanted=$1
+      shift
+    fi
+    [ "$runs_wanted" -ge 1 ] || usage
     ;;
-  --merge) mode=merge ;;
+  --merge)
+    mode=merge
+    shift
+    ;;
   -h | --help) usage ;;
   "") ;;
+  *_fuzz) ;;
   *)
     secs=$1
     [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -ge 1 ] || usage
+    shift
     ;;
 esac
+only=("$@")
 dir=${NICSIM_FUZZ_BUILD_DIR:-build-fuzz}
 
 ./scripts/setup.sh
@@ -53,6 +65,23 @@ for src in nicsim/algo/*_fuzz.cc nicsim/config/*_fuzz.cc nicsim/report/*_fuzz.cc
   names+=("$(basename "$src" .cc)")
   srcdirs+=("$(dirname "$src")")
 done
+if [ ${#only[@]} -gt 0 ]; then
+  kept_names=()
+  kept_dirs=()
+  for want in "${only[@]}"; do
+    found=0
+    for i in "${!names[@]}"; do
+      if [ "${names[$i]}" = "$want" ]; then
+        kept_names+=("${names[$i]}")
+        kept_dirs+=("${srcdirs[$i]}")
+        found=1
+      fi
+    done
+    [ "$found" -eq 1 ] || { echo "fuzz: no target named '$want' (targets: ${names[*]})" >&2; exit 2; }
+  done
+  names=("${kept_names[@]}")
+  srcdirs=("${kept_dirs[@]}")
+fi
 if [ ${#names[@]} -eq 0 ]; then
   echo "fuzz: no fuzz targets found" >&2
   exit 1
