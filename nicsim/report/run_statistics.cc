@@ -202,6 +202,21 @@ double relative_half_width(const MetricStatistics& m) {
   return m.ci->half_width / std::fabs(centre);
 }
 
+namespace {
+
+// True when several repetitions gave the same value of every metric: nothing in the run drew
+// random numbers (docs/campaigns.md "Repetitions and statistics"), so its intervals have zero
+// width.
+bool repetitions_identical(const RunStatistics& s) {
+  if (s.repetitions < 2) {
+    return false;
+  }
+  return std::all_of(s.metrics.begin(), s.metrics.end(),
+                     [](const auto& entry) { return entry.second.min == entry.second.max; });
+}
+
+}  // namespace
+
 std::string format_statistics_table(const std::vector<RunStatistics>& statistics) {
   std::string out;
   char buf[256];
@@ -222,6 +237,12 @@ std::string format_statistics_table(const std::vector<RunStatistics>& statistics
                       m.ci ? ", Student t" : ", one repetition");
       }
       out += buf;
+    }
+    if (repetitions_identical(s)) {
+      out +=
+          "  (every repetition gave the same values: nothing in this run draws random numbers;\n"
+          "   add wire loss or jitter to see spread, docs/campaigns.md \"Repetitions and "
+          "statistics\")\n";
     }
   }
   return out;

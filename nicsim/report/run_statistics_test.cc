@@ -82,6 +82,16 @@ TEST(RunStatistics, GroupsConsecutiveRepetitionsOfACombination) {
   EXPECT_EQ(s[1].label, "bql=false");
   EXPECT_FALSE(s[1].metrics.at("ping.rtt_mean_ms").ci);
   EXPECT_NE(format_statistics_table(s).find("92 ±"), std::string::npos);
+  // Repetitions that differ are not called identical; one repetition says nothing either.
+  EXPECT_EQ(format_statistics_table(s).find("every repetition gave the same"), std::string::npos);
+}
+
+TEST(RunStatistics, IdenticalRepetitionsAreNamedInTheTable) {
+  const std::vector<report::Run> runs = {repetition("bql=true", 0, 94, 2),
+                                         repetition("bql=true", 1, 94, 2)};
+  const std::string table = format_statistics_table(run_statistics(runs));
+  EXPECT_NE(table.find("94 ± 0"), std::string::npos) << table;
+  EXPECT_NE(table.find("every repetition gave the same values"), std::string::npos) << table;
 }
 
 TEST(RunStatistics, RunsWithoutRepetitionHaveNone) {
