@@ -130,6 +130,9 @@ std::vector<RunStatistics> combination_statistics(const Results& results) {
   return out;
 }
 
+// Shift between neighbouring groups on a categorical x axis, in categories.
+constexpr double kGroupShift = 0.04;
+
 GnuplotJob sweep_job(const Results& results, const SweepSpec& spec, const PlotStyle& style,
                      const std::string& output, const std::string& dir) {
   const std::vector<RunStatistics> stats = combination_statistics(results);
@@ -197,8 +200,16 @@ GnuplotJob sweep_job(const Results& results, const SweepSpec& spec, const PlotSt
       data += line + "\n";
     }
     data += "\n\n";  // gnuplot: a new index
+    // Categories: groups side by side (a small shift each) so that their bars do not hide one
+    // another; numbers keep their true x.
+    const double shift =
+        numeric || groups.size() < 2
+            ? 0.0
+            : kGroupShift * (static_cast<double>(i) - static_cast<double>(groups.size() - 1) / 2);
+    const std::string x_column =
+        shift == 0 ? "1" : "($1" + std::string(shift > 0 ? "+" : "") + num(shift) + ")";
     plot += std::string(plot.empty() ? "plot " : ", ") + gnuplot_quote(path_in(dir, "sweep.dat")) +
-            " index " + std::to_string(i) + " using 1:3:4:5" + (numeric ? "" : ":xtic(2)") +
+            " index " + std::to_string(i) + " using " + x_column + ":3:4:5" +
             " with yerrorlines lw 2 pt 7 title " +
             gnuplot_quote(groups[i].empty() ? spec.y : group_key + "=" + groups[i]);
   }
@@ -208,6 +219,13 @@ GnuplotJob sweep_job(const Results& results, const SweepSpec& spec, const PlotSt
   s += "set xlabel " + gnuplot_quote(x_key + (numeric ? "" : " (as written in the scenario)")) +
        "\n";
   s += "set ylabel " + gnuplot_quote(axis_label(spec.y, unit)) + "\n";
+  if (!numeric) {  // one tic per category, at its unshifted position
+    s += "set xtics (";
+    for (size_t i = 0; i < x_values.size(); ++i) {
+      s += (i == 0 ? "" : ", ") + gnuplot_quote(x_values[i]) + " " + std::to_string(i);
+    }
+    s += ")\n";
+  }
   s += "set yrange [0:*]\nset offsets graph 0.05, graph 0.05, graph 0.1, 0\nset grid\n"
        "set key outside bottom center horizontal\n";
   return {s + plot + "\n", {{"sweep.dat", data}}};

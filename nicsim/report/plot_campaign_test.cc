@@ -60,8 +60,13 @@ TEST(SweepPlot, OneBlockPerGroupWithMeanAndInterval) {
   EXPECT_NE(data.find("# group hosts.board.nic.bql=true\n0 100Mbit 3 -9.706 15.706 2\n"),
             std::string::npos)
       << data;
-  EXPECT_NE(job.script.find("index 1 using 1:3:4:5:xtic(2) with yerrorlines"), std::string::npos);
+  // Two groups on categories: drawn side by side, 0.04 of a category apart.
+  EXPECT_NE(job.script.find("index 0 using ($1-0.02):3:4:5 with yerrorlines"), std::string::npos)
+      << job.script;
+  EXPECT_NE(job.script.find("index 1 using ($1+0.02):3:4:5 with yerrorlines"), std::string::npos)
+      << job.script;
   EXPECT_NE(job.script.find("set ylabel 'ping.rtt_mean_ms (ms)'"), std::string::npos);
+  EXPECT_NE(job.script.find("set xtics ('100Mbit' 0, '1Gbit' 1)"), std::string::npos) << job.script;
   EXPECT_NE(job.script.find("set xlabel 'wire.rate (as written in the scenario)'"),
             std::string::npos);
 }
