@@ -41,9 +41,12 @@ namespace {
 
 constexpr int kBusyPollUsecs = 1;  // sk_ll_usec: non-zero enables busy polling on the socket
 constexpr uint16_t kKickPort = 9;  // discard
-// The kick socket's link-local /30 on our end (RFC 3927); the priming datagram comes from .1.
-constexpr uint32_t kKickAddr = 0xa9fe4d02;   // 169.254.77.2
-constexpr uint32_t kPrimeAddr = 0xa9fe4d01;  // 169.254.77.1
+// The kick socket's address: a link-local /30 of its own per interface (RFC 3927),
+// 169.254.<ifindex / 64>.<(ifindex % 64) * 4 + 2>; the priming datagram comes from ... + 1.
+// Every host's port lives in the same namespace, so each needs its own.
+uint32_t kick_addr(unsigned ifindex) {
+  return 0xa9fe0000u | ((ifindex / 64) & 0xff) << 8 | ((ifindex % 64) * 4 + 2);
+}
 
 long bpf(int cmd, bpf_attr& attr) { return ::syscall(__NR_bpf, cmd, &attr, sizeof attr); }
 
@@ -141,9 +144,9 @@ uint16_t ipv4_checksum(const uint8_t* h, size_t n) {
   return static_cast<uint16_t>(~sum);
 }
 
-// One UDP datagram 169.254.77.1:9 -> 169.254.77.2:9 (UDP checksum 0: none, RFC 768), padded to
-// the 60-byte Ethernet minimum.
-std::array<uint8_t, 60> priming_frame(const MacAddress& dst, const MacAddress& src) {
+// One UDP datagram kick address - 1 -> kick address, port 9 (UDP checksum 0: none, RFC 768), padded
+// to the 60-byte Ethernet minimum.
+std::array<uint8_t, 60> priming_frame(const MacAddress& dst, const MacAddress& src, uint32_t to) {
   std::array<uint8_t, 60> f{};
   std::memcpy(f.data(), dst.data(), 6);
   std::memcpy(f.data() + 6, src.data(), 6);
@@ -153,8 +156,8 @@ std::array<uint8_t, 60> priming_frame(const MacAddress& dst, const MacAddress& s
   ip[3] = 20 + 8 + 4;  // total length
   ip[8] = 64;          // TTL
   ip[9] = IPPROTO_UDP;
-  const uint32_t s = htonl(kPrimeAddr);
-  const uint32_t d = htonl(kKickAddr);
+  const uint32_t s = htonl(to - 1);
+  const uint32_t d = htonl(to);
   std::memcpy(ip + 12, &s, 4);
   std::memcpy(ip + 16, &d, 4);
   const uint16_t c = ipv4_checksum(ip, 20);
@@ -204,6 +207,7 @@ BusyPollPort::~BusyPollPort() = default;
 void BusyPollPort::prime(int netns_fd, const std::string& ifname, int host_netns_fd,
                          const std::string& host_ifname) {
   MacAddress ours{};
+  uint32_t kick = 0;
   {
     NetnsGuard in(netns_fd);
     const unsigned ifindex = ::if_nametoindex(ifname.c_str());
@@ -213,8 +217,9 @@ void BusyPollPort::prime(int netns_fd, const std::string& ifname, int host_netns
     prog_.reset(load_pass_program());
     link_.reset(attach_native(prog_.get(), ifindex));
     Netlink nl;
+    kick = kick_addr(ifindex);
     in_addr a{};
-    a.s_addr = htonl(kKickAddr);
+    a.s_addr = htonl(kick);
     nl.add_ipv4(ifname, a, 30);
     kick_.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!kick_.valid()) {
@@ -234,7 +239,7 @@ void BusyPollPort::prime(int netns_fd, const std::string& ifname, int host_netns
     NetnsGuard in(host_netns_fd);
     theirs = mac_of(host_ifname);
   }
-  const std::array<uint8_t, 60> f = priming_frame(ours, theirs);
+  const std::array<uint8_t, 60> f = priming_frame(ours, theirs, kick);
   send_raw(host_netns_fd, host_ifname, f.data(), f.size());
   pollfd p{kick_.get(), POLLIN, 0};
   if (::poll(&p, 1, 2000) != 1) {

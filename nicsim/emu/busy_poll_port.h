@@ -11,8 +11,8 @@
 // - The peer veth is put in NAPI mode by an XDP program that passes every frame (XDP_PASS:
 //   unlike GRO, it never merges frames, netif_elide_gro()). Frames the host sends then wait in
 //   the peer's ptr_ring until its NAPI poll runs; when the ring is full, Linux 6.16+ stops the
-//   host veth's TX queue instead of dropping (commit dc82a33297fc "veth: apply qdisc
-//   backpressure on full ptr_ring to reduce TX drops"), so the host's qdisc holds the rest.
+//   host veth's TX queue instead of dropping (commit "veth: apply qdisc backpressure on full
+//   ptr_ring to reduce TX drops"), so the host's qdisc holds the rest.
 // - The NAPI poll is kept off its own schedule by preferred busy polling (Linux 5.11, commit
 //   7fd3253a7de6 "net: Introduce preferred busy-polling"): after every busy poll the kernel
 //   re-arms the NAPI's gro_flush_timeout timer (kSafetyNetNs) instead of unmasking veth's
