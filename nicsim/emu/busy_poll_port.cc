@@ -2,7 +2,8 @@
 
 // Sources: Documentation/networking/napi.rst ("Busy polling", "Preferred busy polling",
 // napi_defer_hard_irqs, gro_flush_timeout); drivers/net/veth.c (veth_xmit, veth_poll,
-// veth_xdp_rcv, rx_notify_masked; the TX queue stop of commit dc82a33297fc, Linux 6.16);
+// veth_xdp_rcv, rx_notify_masked; the TX queue stop of commit "veth: apply qdisc
+// backpressure on full ptr_ring to reduce TX drops", Linux 6.16);
 // net/core/dev.c (napi_busy_loop, busy_poll_stop); net/ipv4/udp.c (__skb_recv_udp busy polls
 // an empty socket, __udp_queue_rcv_skb marks the socket's NAPI id); include/uapi/linux/bpf.h.
 
