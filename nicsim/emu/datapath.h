@@ -25,9 +25,9 @@
 // skb->priority from the TOS, flow hash) and gets a run-unique id; a CE mark a qdisc sets is
 // written into the frame's IPv4 header before it is handed to the other host.
 //
-// TX completions (NicSink::tx_released) are counted only: veth and TAP free each skb when the
-// host transmits it, so the host kernel's TSQ/BQL cannot be told (docs/emu.md, "TX
-// completions").
+// TX completions (NicSink::tx_released) are counted only: the host kernel's skb is freed when
+// the frame is read (at once by default, or when pulled with back pressure, below), so the
+// host's TSQ cannot be told about the emulated completion (docs/emu.md, "TX completions").
 //
 // Back pressure (ports that pull(), BusyPollPort): such a port's frames stay in its host's
 // kernel until pull() takes them, and pull() takes them only while the host's NIC would accept
