@@ -184,6 +184,9 @@ size_t Datapath::pull(Time now) {
   size_t total = 0;
   for (size_t h = 0; h < hosts_.size(); ++h) {
     Host& host = hosts_[h];
+    if (!host.port->pulls()) {
+      continue;
+    }
     size_t from_host = 0;
     // The models first reach `now`: a completion due by now frees room before we look.
     advance(now);
