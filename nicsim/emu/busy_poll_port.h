@@ -18,10 +18,9 @@
 //   re-arms the NAPI's gro_flush_timeout timer (kSafetyNetNs) instead of unmasking veth's
 //   "interrupt" (rq->rx_notify_masked) for napi_defer_hard_irqs rounds. The timer is the
 //   safety net: if nobody polls, one 64-frame softirq poll runs every kSafetyNetNs.
-// - Busy polling needs a socket that carries the NAPI's id. AF_PACKET sockets never get one
-//   (net/packet/af_packet.c does not call sk_mark_napi_id), and an AF_XDP socket on veth gets
-//   0 on Linux 6.18 (veth registers its xdp_rxq before the NAPI has an id; measured, see
-//   docs/emu.md). So the port primes a UDP "kick" socket in the emulator's namespace: it sends
+// - Busy polling needs a socket that carries the NAPI's id. An AF_XDP socket on veth got NAPI
+//   id 0 on Linux 6.18 (measured, docs/emu.md); whether an AF_PACKET socket gets one was not
+//   checked. So the port primes a UDP "kick" socket in the emulator's namespace: it sends
 //   one datagram from the host's side (an AF_PACKET frame written on the host's veth) to a
 //   link-local address on our end; UDP marks the socket with the NAPI id the skb came through
 //   (sk_mark_napi_id). recvfrom(kick, MSG_DONTWAIT) then busy-polls that NAPI once with
