@@ -141,10 +141,10 @@ void Datapath::stamp_input_times(Host& h, size_t n, Time now,
 size_t Datapath::receive(const std::vector<bool>& ready, Time now, int64_t realtime_minus_time_ns) {
   arrivals_.clear();
   for (size_t h = 0; h < hosts_.size() && h < ready.size(); ++h) {
-    if (!ready[h]) {
+    Host& host = hosts_[h];
+    if (!ready[h] || host.port->pulls()) {
       continue;
     }
-    Host& host = hosts_[h];
     const size_t n = host.port->receive(host.rx.data(), host.rx_rt.data(), kRxBudget);
     stamp_input_times(host, n, now, realtime_minus_time_ns);
     for (size_t k = 0; k < n; ++k) {
@@ -164,6 +164,47 @@ size_t Datapath::receive(const std::vector<bool>& ready, Time now, int64_t realt
     p = Packet();  // reset the scratch slot (a refused packet's buffer returns to the pool)
   }
   return arrivals_.size();
+}
+
+bool Datapath::has_room(size_t host) const {
+  const Host& h = hosts_[host];
+  return h.port->pulls() && h.nic->queue_sample().qdisc_packets == 0;
+}
+
+bool Datapath::wants_pull() const {
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    if (has_room(h)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t Datapath::pull(Time now) {
+  size_t total = 0;
+  for (size_t h = 0; h < hosts_.size(); ++h) {
+    Host& host = hosts_[h];
+    if (!host.port->pulls()) {
+      continue;
+    }
+    size_t from_host = 0;
+    // The models first reach `now`: a completion due by now frees room before we look.
+    advance(now);
+    while (from_host < kRxBudget && has_room(h)) {
+      const size_t n = host.port->receive(host.rx.data(), host.rx_rt.data(), kPullBatch);
+      for (size_t k = 0; k < n; ++k) {
+        send_from_host(h, host.rx[k], now);
+        host.rx[k] = Packet();
+      }
+      from_host += n;
+      if (n < kPullBatch) {
+        break;  // the host has nothing more for now
+      }
+      advance(now);
+    }
+    total += from_host;
+  }
+  return total;
 }
 
 void Datapath::send_from_host(size_t host, Packet& p, Time t) {

@@ -25,9 +25,16 @@
 // skb->priority from the TOS, flow hash) and gets a run-unique id; a CE mark a qdisc sets is
 // written into the frame's IPv4 header before it is handed to the other host.
 //
-// TX completions (NicSink::tx_released) are counted only: veth and TAP free each skb when the
-// host transmits it, so the host kernel's TSQ/BQL cannot be told (docs/emu.md, "TX
-// completions").
+// TX completions (NicSink::tx_released) are counted only: the host kernel's skb is freed when
+// the frame is read (at once by default, or when pulled with back pressure, below), so the
+// host's TSQ cannot be told about the emulated completion (docs/emu.md, "TX completions").
+//
+// Back pressure (ports that pull(), BusyPollPort): such a port's frames stay in its host's
+// kernel until pull() takes them, and pull() takes them only while the host's NIC would accept
+// a frame without queueing it — its own qdisc is empty, i.e. the device queue is not stopped
+// (ring full, BQL limit reached, usbnet's queue full) — kPullBatch at a time, re-checking in
+// between. So the host kernel's qdisc and TSQ hold the standing queue, as with a real NIC, and
+// the emulated qdisc holds at most the frames of one batch. receive() skips these ports.
 //
 // The session's real-time loop drives it: receive(ready, now, offset) when ports are readable,
 // service(now) when next_event() is due, and it sleeps until next_event(). `now` always comes
@@ -116,6 +123,7 @@ struct DatapathLayout {
 class Datapath {
  public:
   static constexpr size_t kRxBudget = 256;          // frames read per port per receive() call
+  static constexpr size_t kPullBatch = 2;           // frames asked of a pulling port at a time
   static constexpr uint16_t kUnknownHost = 0xffff;  // dst_host of a frame for no host
 
   // The two-host form: ports[i] / nics[i] belong to host i (0 = a, 1 = b); wires[0] carries
@@ -141,6 +149,13 @@ class Datapath {
   // their NICs in time order (see above). `realtime_minus_time_ns` converts the ports'
   // CLOCK_REALTIME stamps to Time (RealClock::realtime_minus_time_ns). Returns frames read.
   size_t receive(const std::vector<bool>& ready, Time now, int64_t realtime_minus_time_ns = 0);
+  // Back pressure: pulls frames from every pulling port whose host's NIC has room (see above),
+  // up to kRxBudget per host; they enter their NICs at `now`. Returns frames pulled.
+  size_t pull(Time now);
+  // Whether host h's port pulls and its NIC accepts a frame now (its qdisc is empty).
+  bool has_room(size_t host) const;
+  // Whether any pulling host has room: the loop should call pull() again soon.
+  bool wants_pull() const;
   // Runs every model event due at or before t; delivered frames are queued on the ports.
   void advance(Time t);
   // Writes the queued frames; records their release lateness against `now`.

@@ -194,7 +194,10 @@ class FakePort final : public FramePort {
   }
   const PortStats& stats() const override { return stats_; }
   std::string describe() const override { return "fake"; }
+  bool pulls() const override { return pull; }
+  size_t pending() const { return pending_.size(); }
   std::vector<Packet> written;
+  bool pull = false;  // acts as a BusyPollPort: frames stay "in the host" until pulled
 
  private:
   FramePool& pool_;
@@ -299,6 +302,61 @@ TEST(Datapath, BothDirections) {
   EXPECT_EQ(f.a.written[0].len, 66u);
   EXPECT_EQ(f.dp->stats(1).frames_out, 1u);
   EXPECT_EQ(f.dp->stats(1).bytes_out, 66u);
+}
+
+// Back pressure: a pulling port's frames stay in the host while the sending NIC has a frame
+// waiting in its qdisc (WireOnlyNic: its FIFO holds what has not started on the wire). Ten
+// 1514-byte frames at 100 Mbit/s: pull() takes one batch (two frames: one starts on the wire,
+// one waits), then nothing until the wire takes the waiting one; the emulated queue never holds
+// more than one batch, the rest wait in the host, and every frame crosses in order.
+TEST(Datapath, PullTakesFramesOnlyWhileTheNicHasRoom) {
+  DatapathFixture f;
+  f.a.pull = true;
+  for (uint8_t i = 0; i < 10; ++i) {
+    f.a.inject(1514, i);
+  }
+  EXPECT_TRUE(f.dp->has_room(0));
+  EXPECT_FALSE(f.dp->has_room(1));  // host b's port does not pull
+  EXPECT_EQ(f.dp->pull(Time::zero()), Datapath::kPullBatch);
+  EXPECT_EQ(f.a.pending(), 8u);
+  EXPECT_FALSE(f.dp->wants_pull());
+  EXPECT_EQ(f.dp->pull(Time::zero()), 0u);  // no room: nothing more leaves the host
+  size_t max_queued = 0;
+  Time t = Time::zero();
+  for (int step = 0; step < 100 && f.a.pending() > 0; ++step) {
+    const std::optional<Time> e = f.dp->next_event();
+    ASSERT_TRUE(e.has_value());
+    t = *e;
+    f.dp->service(t);
+    f.dp->pull(t);
+    max_queued = std::max<size_t>(max_queued, f.dp->nic(0).queue_sample().qdisc_packets);
+    EXPECT_LE(f.a.pending() + f.dp->stats(0).frames_in, 10u);
+  }
+  EXPECT_EQ(f.a.pending(), 0u);
+  EXPECT_EQ(max_queued, Datapath::kPullBatch);  // a batch pulled while the wire was busy
+  f.dp->service(t + 10_ms);
+  ASSERT_EQ(f.b.written.size(), 10u);
+  for (uint8_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(f.b.written[i].payload->bytes[0], i);
+  }
+  EXPECT_TRUE(f.dp->wants_pull());  // idle again: the loop keeps looking
+}
+
+// receive() never reads a pulling port (its frames leave the host only through pull()), and
+// pull() never reads a port that does not pull.
+TEST(Datapath, ReceiveAndPullKeepToTheirPorts) {
+  DatapathFixture f;
+  f.a.pull = true;
+  f.a.inject(98, 1);
+  f.b.inject(98, 2);
+  EXPECT_EQ(f.dp->receive({true, false}, Time::zero()), 0u);
+  EXPECT_EQ(f.a.pending(), 1u);
+  EXPECT_EQ(f.dp->pull(Time::zero()), 1u);
+  EXPECT_EQ(f.b.pending(), 1u);
+  EXPECT_EQ(f.dp->receive({false, true}, Time::zero()), 1u);
+  f.dp->service(Time::zero() + 10_ms);
+  EXPECT_EQ(f.b.written.size(), 1u);
+  EXPECT_EQ(f.a.written.size(), 1u);
 }
 
 // With loss, every frame read is either written or counted lost on the wire; the buffers of

@@ -45,6 +45,10 @@ class FramePort {
   virtual void flush() = 0;
   virtual const PortStats& stats() const = 0;
   virtual std::string describe() const = 0;
+  // True when receive() pulls frames out of the host on demand (XdpPort): the host kernel
+  // keeps what is not pulled, so the caller asks only for what the emulated NIC accepts now.
+  // False: frames arrive on their own and must be read at once (PacketPort, TapPort).
+  virtual bool pulls() const { return false; }
 };
 
 }  // namespace nicsim::emu

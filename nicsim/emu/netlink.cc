@@ -5,6 +5,7 @@
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <linux/veth.h>
@@ -239,6 +240,17 @@ void Netlink::set_mac(const std::string& name, const MacAddress& mac) {
   req.put_struct(ifi);
   req.put_attr(IFLA_ADDRESS, mac.data(), mac.size());
   transact(req, "set " + name + " address " + format_mac(mac));
+}
+
+void Netlink::set_root_qdisc(const std::string& name, const std::string& kind) {
+  Request req(RTM_NEWQDISC, NLM_F_CREATE | NLM_F_REPLACE);
+  tcmsg tc{};
+  tc.tcm_family = AF_UNSPEC;
+  tc.tcm_ifindex = link_index(name);
+  tc.tcm_parent = TC_H_ROOT;
+  req.put_struct(tc);
+  req.put_string(TCA_KIND, kind);
+  transact(req, "set " + name + " root qdisc " + kind);
 }
 
 void Netlink::set_mtu(const std::string& name, uint32_t mtu) {

@@ -44,6 +44,10 @@ class Netlink {
   // subnet) through link `name`.
   void add_default_route(const std::string& name, in_addr gateway);
   void delete_link(const std::string& name);
+  // Replaces the root qdisc of `name` with a parameterless one of `kind` ("pfifo_fast": the
+  // kernel's default for a device with a queue; veth otherwise has noqueue). RTM_NEWQDISC with
+  // TCA_KIND only, as `tc qdisc replace dev NAME root KIND` sends.
+  void set_root_qdisc(const std::string& name, const std::string& kind);
 
  private:
   class Request;

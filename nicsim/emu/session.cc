@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include "nicsim/config/host_nic.h"
 #include "nicsim/config/network.h"
 #include "nicsim/emu/address_plan.h"
+#include "nicsim/emu/busy_poll_port.h"
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
 #include "nicsim/emu/packet_port.h"
@@ -83,6 +86,10 @@ namespace {
 
 // Port tokens follow the signal and done tokens: host h's port is kFirstPortToken + h.
 constexpr uint32_t kFirstPortToken = 4;
+// How often the loop looks for a host's frames while its emulated NIC has room (back
+// pressure): the wake-ups cost CPU (docs/emu.md, "Back pressure"); on this VM a wake-up comes
+// 30-100 us late anyway.
+constexpr Duration kPullInterval = Duration::us(25);
 
 // Environment variable suffix for a host name: [A-Za-z0-9_] kept, anything else '_'.
 std::string env_name(const std::string& host) {
@@ -167,13 +174,37 @@ std::vector<std::string> namespace_names(const SessionOptions& opt, const Addres
   return names;
 }
 
+// Whether to pull frames with back pressure (BusyPollPort): the option or
+// NICSIM_EMU_BACKPRESSURE=1, with veth + AF_PACKET only.
+bool wants_backpressure(const SessionOptions& opt) {
+  const char* env = std::getenv("NICSIM_EMU_BACKPRESSURE");
+  return opt.io == FrameIo::kPacket && (opt.backpressure || (env != nullptr && env[0] == '1'));
+}
+
+// A BusyPollPort on host h's veth, or nullptr (with a notice) when this kernel cannot.
+std::unique_ptr<FramePort> open_pull_port(Topology& topo, HostEnd& h, FramePool& pool,
+                                          const std::function<void(const std::string&)>& notice) {
+  try {
+    return std::make_unique<BusyPollPort>(topo.switch_netns_fd(), h.port_ifname, h.netns_fd.get(),
+                                          h.ifname, pool);
+  } catch (const SysError& e) {
+    notice(std::string("back pressure unavailable, reading every frame at once: ") + e.what());
+    return nullptr;
+  }
+}
+
 // Step 3: one frame port per host on the topology's links.
-std::vector<std::unique_ptr<FramePort>> open_ports(Topology& topo, const SessionOptions& opt,
-                                                   FramePool& pool) {
+std::vector<std::unique_ptr<FramePort>> open_ports(
+    Topology& topo, const SessionOptions& opt, FramePool& pool,
+    const std::function<void(const std::string&)>& notice) {
   std::vector<std::unique_ptr<FramePort>> ports;
+  const bool pull = wants_backpressure(opt);
   for (size_t i = 0; i < topo.host_count(); ++i) {
     HostEnd& h = topo.host(i);
-    if (opt.io == FrameIo::kPacket) {
+    std::unique_ptr<FramePort> pulled = pull ? open_pull_port(topo, h, pool, notice) : nullptr;
+    if (pulled) {
+      ports.push_back(std::move(pulled));
+    } else if (opt.io == FrameIo::kPacket) {
       ports.push_back(std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool));
     } else {
       ports.push_back(std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool));
@@ -257,6 +288,10 @@ report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapa
   std::vector<bool> readable(datapath.host_count(), false);
   while (!control.done()) {
     std::optional<Time> deadline = datapath.next_event();
+    if (datapath.wants_pull()) {  // a host's NIC has room: look for its frames soon
+      const Time pull_at = clock.now() + kPullInterval;
+      deadline = deadline ? min(*deadline, pull_at) : pull_at;
+    }
     if (const std::optional<Time> c = control.next_deadline(); c && (!deadline || *c < *deadline)) {
       deadline = c;
     }
@@ -287,6 +322,7 @@ report::LatencyRecorder run_loop(EventLoop& loop, const RealClock& clock, Datapa
       readable.assign(readable.size(), false);
     }
     now = clock.now();
+    datapath.pull(now);
     datapath.service(now);
     if (!ready.empty()) {
       work.add(clock.now() - woke);
@@ -347,6 +383,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   TopologyOptions topo_opt;
   topo_opt.io = opt.io;
   topo_opt.prefix = opt.prefix;
+  topo_opt.host_qdisc = wants_backpressure(opt);
   topo_opt.hosts = network.addresses.hosts;
   std::unique_ptr<Topology> topo = Topology::create(topo_opt);
   result.namespaces = topo->namespaces();
@@ -358,7 +395,7 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
 
   // Pool first: it must outlive every frame held by the ports and models below.
   FramePool pool;
-  std::vector<std::unique_ptr<FramePort>> ports = open_ports(*topo, opt, pool);
+  std::vector<std::unique_ptr<FramePort>> ports = open_ports(*topo, opt, pool, notice);
   result.io = ports[0]->describe();
   std::vector<FramePort*> port_ptrs;
   for (const auto& p : ports) {
@@ -380,7 +417,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
            "); timer error will be larger on a busy machine");
   }
   for (size_t h = 0; h < ports.size(); ++h) {
-    loop.add(ports[h]->fd(), kFirstPortToken + static_cast<uint32_t>(h));
+    if (!ports[h]->pulls()) {  // a pull port is polled (run_loop), never waited for
+      loop.add(ports[h]->fd(), kFirstPortToken + static_cast<uint32_t>(h));
+    }
   }
   loop.add(sigfd.get(), kSignalToken);
   if (opt.done_fd >= 0) {

@@ -70,6 +70,9 @@ void Topology::build() {
     nl.set_mtu(h.ifname, options_.mtu);
     et.disable_offloads(h.ifname);
     nl.add_ipv4(h.ifname, h.addr, h.prefix_len);
+    if (options_.host_qdisc) {
+      nl.set_root_qdisc(h.ifname, "pfifo_fast");
+    }
     nl.set_up(h.ifname);
     nl.set_up("lo");
     nl.add_neighbor(h.ifname, plan[i].peer_addr, plan[i].peer_mac);

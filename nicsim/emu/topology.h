@@ -42,6 +42,10 @@ struct TopologyOptions {
   FrameIo io = FrameIo::kPacket;
   std::string prefix = kDefaultPrefix;  // namespace names: <prefix>-<pid>-<role>
   uint32_t mtu = 1500;
+  // Back pressure (BusyPollPort, docs/emu.md): the hosts' interfaces get a real root qdisc
+  // (pfifo_fast, the kernel's default for a device with a queue) instead of veth's noqueue,
+  // which cannot hold a packet when the TX queue stops.
+  bool host_qdisc = false;
   // The hosts' addresses (address_plan.h); empty: the two-host form (two_host_plan()).
   std::vector<HostAddress> hosts;
 };
