@@ -68,6 +68,7 @@ cli::Action define_emulate(CLI::App& app, const cli::Invocation& inv) {
           "--json/--csv/--flent report the scenario's own traffic: not with -- CMD");
     }
     a->session.io = a->io == "tap" ? emu::FrameIo::kTap : emu::FrameIo::kPacket;
+    a->session.backpressure = a->io == "pull";
     a->session.nic_models = a->nic == "model";
     emu::resolve_busy_poll(a->session.loop, a->rt_given);
     try {
@@ -127,8 +128,11 @@ void define_options(CLI::App& app, EmulateArgs& a) {
                     "how long to wait for the server to listen (default 5s)");
   cli::add_duration(app, "--duration", a.session.duration,
                     "without CMD: how long to run (default: the scenario's duration)");
-  cli::add_choice(app, "--io", a.io, {"packet", "tap"},
-                  "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), or TAP");
+  cli::add_choice(app, "--io", a.io, {"packet", "tap", "pull"},
+                  "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), TAP, or\n"
+                  "pull: veth with back pressure (frames taken from a host only while its\n"
+                  "emulated NIC has room; the host's own qdisc and TSQ hold the rest;\n"
+                  "experimental, docs/emu.md)");
   cli::add_duration(app, "--spin", a.session.loop.spin,
                     "poll instead of sleeping up to this close to each deadline (default\n"
                     "2ms; the lead adapts to how late sleeps wake, within --spin-budget;\n"

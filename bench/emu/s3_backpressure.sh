@@ -4,7 +4,7 @@
 # from host a (the board), and from 3 s on a TOS 0 and a TOS 0x10 ping of 40 each; prints the
 # goodput, both pings, host a's qdisc (its backlog every 0.5 s) and the sockets' skmem.
 # Usage (root, from the source tree, after building): bench/emu/s3_backpressure.sh BQL BP
-#   BQL = true|false; BP = 1 (NICSIM_EMU_BACKPRESSURE=1) | 0 (default: read at once)
+#   BQL = true|false; BP = 1 (`--io pull`) | 0 (`--io packet`, the default: read at once)
 set -euo pipefail
 bql=${1:-false}
 bp=${2:-1}
@@ -12,7 +12,9 @@ nicsim=${NICSIM:-build/tools/nicsim}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 chmod 755 "$out"
-NICSIM_EMU_BACKPRESSURE=$bp timeout 60 "$nicsim" emulate scenarios/seeds/stmmac-bql.toml \
+io=packet
+[ "$bp" = 1 ] && io=pull
+timeout 60 "$nicsim" emulate --io "$io" scenarios/seeds/stmmac-bql.toml \
   --run "bql=$bql,rate=100Mbit" --server 'iperf3 -s -1' -- sh -c "
 iperf3 -c \$NICSIM_PEER -C cubic -P 4 -t 10 -f m > $out/iperf & i=\$!
 sleep 3

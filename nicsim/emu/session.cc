@@ -174,11 +174,9 @@ std::vector<std::string> namespace_names(const SessionOptions& opt, const Addres
   return names;
 }
 
-// Whether to pull frames with back pressure (BusyPollPort): the option or
-// NICSIM_EMU_BACKPRESSURE=1, with veth + AF_PACKET only.
+// Whether to pull frames with back pressure (BusyPollPort): veth + AF_PACKET only.
 bool wants_backpressure(const SessionOptions& opt) {
-  const char* env = std::getenv("NICSIM_EMU_BACKPRESSURE");
-  return opt.io == FrameIo::kPacket && (opt.backpressure || (env != nullptr && env[0] == '1'));
+  return opt.io == FrameIo::kPacket && opt.backpressure;
 }
 
 // A BusyPollPort on host h's veth, or nullptr (with a notice) when this kernel cannot.

@@ -41,8 +41,7 @@ struct SessionOptions {
   FrameIo io = FrameIo::kPacket;
   // With io kPacket: pull frames from the hosts only when their emulated NIC accepts them
   // (BusyPollPort: the hosts' kernels keep the rest in their own qdisc, TSQ sees it); falls
-  // back to PacketPort, with a notice, where the kernel cannot. Also set by the environment
-  // variable NICSIM_EMU_BACKPRESSURE=1 (until the CLI has an option for it).
+  // back to PacketPort, with a notice, where the kernel cannot. `nicsim emulate --io pull`.
   bool backpressure = false;
   LoopOptions loop;
   // Runs in the first host (host a of the two-host form; the first [hosts.*] of a network);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest emu_backpressure (issue 13 item 1): with back pressure (NICSIM_EMU_BACKPRESSURE=1,
+# CTest emu_backpressure (issue 13 item 1): with back pressure (`--io pull`,
 # BusyPollPort) the sending host's own kernel holds the packets the emulated NIC has no room
 # for. Seed S3's stmmac at 100 Mbit/s (BQL on); host a floods UDP (1472-byte datagrams, an
 # 8 MiB socket buffer so the socket is not what stops it) for 2 s. Required:
@@ -36,7 +36,9 @@ for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.15; tc -s qdisc show dev nsim0; done >
 wait $f'
 
 run() {  # run BACKPRESSURE(0|1) -> $work/bpN.{out,tc}
-  OUT="$work/bp$1" NICSIM_EMU_BACKPRESSURE=$1 "$nicsim" emulate \
+  local io=packet
+  [ "$1" = 1 ] && io=pull
+  OUT="$work/bp$1" "$nicsim" emulate --io "$io" \
     "$src/scenarios/seeds/stmmac-bql.toml" --run bql=true,rate=100Mbit \
     -- sh -c "OUT=$work/bp$1; $flood" > "$work/bp$1.out" 2>&1 ||
     { cat "$work/bp$1.out" >&2; fail "emulation (back pressure $1) failed"; }
