@@ -98,7 +98,7 @@ TEST(HtmlReport, RunTableHasEveryRun) {
 TEST(HtmlReport, ChartsCarryTheirDataAndCounts) {
   const Results r = samples::full_sample_results();
   const json data = data_of(html_report(r, {"r.json"}));
-  const Run& run = r.runs[0];
+  const report::Run& run = r.runs[0];
   const json& charts = data["runs"][0]["charts"];
   for (const json& c : charts) {
     EXPECT_EQ(c["points"].get<size_t>(), non_null(c["rows"])) << c["id"];

@@ -15,6 +15,8 @@ the page's own Content-Security-Policy forbids loads too). Checks, per page:
     (data-drawn, set by the page script from dygraphs' layout) equals the number the report put
     in (data-expected), and is not zero;
   * the trade-off's hover panel shows a run's varied parameter.
+A copy of the rrul results whose label, varied value and probe name are markup
+(`</script><img onerror=...>`) must draw the same, with that markup shown as text.
 Then shows that the check fails: a copy of a report with one chart's data removed (its count
 kept) must be reported as not drawn. Screenshots of every page are kept in OUT_DIR.
 Bad input: a missing file and an unwritable output give one line and exit 2 / 1.
@@ -181,6 +183,44 @@ def check_zoom(driver, html):
     return []
 
 
+EVIL = '</script><img src=x onerror="document.title=1"><b>&amp;'
+
+
+def hostile_copy(results):
+    """The results with the first run's label, varied value and ping's name made of markup."""
+    bad = json.loads(json.dumps(results))
+    run = bad["runs"][0]
+    run["label"] = EVIL
+    run["params"] = {k: EVIL for k in run["params"]}
+    run["latency_ms"][EVIL] = run["latency_ms"].pop("ping")
+    for iv in run["intervals"]:
+        if "ping" in iv["latency_ms"]:
+            iv["latency_ms"][EVIL] = iv["latency_ms"].pop("ping")
+    return bad
+
+
+def check_hostile(driver, html):
+    """Markup in the results stays text: no element from it, the label shown as written."""
+    problems = []
+    driver.get(f"file://{html}#run=0")
+    WebDriverWait(driver, 60).until(
+        lambda d: d.execute_script("return document.documentElement.dataset.ready") == "1")
+    # (dygraphs' legend makes <b> elements of its own: only the <img> and scripts are counted.)
+    if driver.execute_script("return document.querySelectorAll('img').length") != 0:
+        problems.append("markup from the results file became an element")
+    if driver.execute_script("return document.scripts.length") != 4:
+        problems.append("the page has other scripts than its own four")
+    if not driver.title.startswith("nicsim report"):
+        problems.append(f"a handler from the results file ran: title {driver.title!r}")
+    cell = driver.find_element(By.CSS_SELECTOR, '#run-table tr[data-run="0"] td:nth-child(2)')
+    if cell.text != EVIL:
+        problems.append(f"the run table shows {cell.text!r}, not the label as written")
+    legend = driver.find_element(By.CSS_SELECTOR, '[data-chart="latency"] .legend').text
+    if EVIL not in legend:
+        problems.append(f"the latency legend lacks the probe's name as written: {legend!r}")
+    return problems
+
+
 def main():
     # 1. Results: rrul (2 runs), a sweep (3 runs).
     shutil.copy(os.path.join(src, "scenarios/examples/rrul.toml"), work)
@@ -207,6 +247,10 @@ def main():
         shutil.copy(html, out_dir)
         with open(os.path.join(work, f"{name}.json")) as f:
             reports[name] = (html, json.load(f))
+    with open(os.path.join(work, "hostile.json"), "w") as f:
+        json.dump(hostile_copy(reports["rrul"][1]), f)
+    nicsim_run("report", "hostile.json", "-o", "hostile.html")
+    reports["hostile"] = (os.path.join(work, "hostile.html"), hostile_copy(reports["rrul"][1]))
     driver = browser()
     try:
         for name, (html, results) in reports.items():
@@ -217,6 +261,7 @@ def main():
                 print(f"{name}.html#run={i}: checked, screenshot {shot}")
 
         failures.extend(check_zoom(driver, reports["rrul"][0]))
+        failures.extend("hostile.html: " + p for p in check_hostile(driver, reports["hostile"][0]))
 
         # 4. The check can fail: the goodput chart's data removed, its count kept.
         html, results = reports["rrul"]
