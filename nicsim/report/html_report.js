@@ -97,11 +97,11 @@
       connectSeparatedPoints: true,
       strokeWidth: 1.5,
       includeZero: true,
-      labelsKMB: true,
       xRangePad: 8,
       axes: {
         x: {valueFormatter: function (x) { return String(+x.toPrecision(6)); }},
-        y: {axisLabelWidth: 56}
+        // 120k for queue bytes (labelsKMB would also write 0.5 as 500m: bytes only).
+        y: {axisLabelWidth: 56, labelsKMB: spec.ylabel === 'bytes'}
       },
       drawCallback: function (g, initial) {
         if (initial) box.dataset.drawn = drawnPoints(g);
