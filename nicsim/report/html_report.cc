@@ -15,6 +15,7 @@
 #include "nicsim/report/export_flent.h"
 #include "nicsim/report/plot_campaign.h"
 #include "nicsim/report/plot_gnuplot.h"
+#include "nicsim/report/run_statistics.h"
 #include "nicsim/report/run_summary.h"
 
 namespace nicsim::report {
@@ -523,6 +524,11 @@ std::string html_report(const Results& results, const HtmlReportOptions& options
       (results.meta.start_time.empty() ? "" : ", started " + html_escape(results.meta.start_time)) +
       ". Charts: drag to zoom, shift-drag to pan, double-click to zoom out.</p></header>\n";
   h += "<section id=\"runs\"><h2>Runs</h2>\n" + run_table(results) + "</section>\n";
+  if (!results.statistics.empty()) {
+    // The same text as `nicsim run --repeat` prints (report/run_statistics.h).
+    h += "<section id=\"statistics\"><h2>Repetitions</h2>\n<pre>" +
+         html_escape(format_statistics_table(results.statistics)) + "</pre></section>\n";
+  }
   if (tradeoff) {
     h += "<section id=\"tradeoff-section\"><h2>Trade-off</h2>\n<p>One point per run";
     h += results.statistics.empty() ? "" : " (the centre over its repetitions)";

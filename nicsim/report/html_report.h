@@ -3,6 +3,7 @@
 // browse a run or a sweep the way flent-gui browses flent's data files:
 //   * the run table (label, backend, goodput per direction, main probe p50/p99, induced latency,
 //     grade, RPM: run_summary.h, the numbers of `nicsim compare`), written as HTML;
+//   * for campaigns with repetitions, their statistics (the table `nicsim run --repeat` prints);
 //   * for results with several runs, the trade-off plot: goodput per direction against induced
 //     latency (rrul runs) or the main probe's mean RTT, one point per run or [vary] combination
 //     (plot_campaign.h's tradeoff, the same statistics), the run's parameters shown on hover;

@@ -169,6 +169,19 @@ TEST(HtmlReport, TradeoffForSeveralRuns) {
   EXPECT_TRUE(data_of(html_report(one, {"r.json"}))["tradeoff"].is_null());
 }
 
+TEST(HtmlReport, RepetitionStatisticsShown) {
+  Results r = samples::full_sample_results();
+  EXPECT_EQ(html_report(r, {"r.json"}).find("id=\"statistics\""), std::string::npos);
+  RunStatistics s;
+  s.label = "<rate>";
+  s.repetitions = 3;
+  s.metrics["goodput_mbit.a->b"] = MetricStatistics{"Mbit/s", 90, 1, 90, 89, 91, std::nullopt};
+  r.statistics.push_back(s);
+  const std::string page = html_report(r, {"r.json"});
+  EXPECT_NE(page.find("id=\"statistics\""), std::string::npos);
+  EXPECT_NE(page.find("run &lt;rate&gt;: 3 repetitions"), std::string::npos);
+}
+
 TEST(HtmlReport, NoRunsIsAnError) {
   Results r = samples::minimal_sample_results();
   r.runs.clear();

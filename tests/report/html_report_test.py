@@ -2,7 +2,7 @@
 """`nicsim report` in a real browser (CTest: cli_report_browser; docs/report.md).
 
 Simulates scenarios/examples/rrul.toml (rrul, BQL off/on: two runs) and a small [vary] sweep of
-the wire rate (three runs, ping and TCP both ways), writes each as an HTML report, and opens
+the wire rate (three rates, two repetitions each: six runs, ping and TCP both ways), writes each as an HTML report, and opens
 every run of every report in Debian's headless Chromium, driven by Selenium through
 chromedriver, with networking disabled (a proxy on a closed port, every host name unresolvable;
 the page's own Content-Security-Policy forbids loads too). Checks, per page:
@@ -227,7 +227,7 @@ def main():
     with open(os.path.join(work, "sweep.toml"), "w") as f:
         f.write(SWEEP)
     nicsim_run("run", "rrul.toml", "--json", "rrul.json", "--quiet")
-    nicsim_run("run", "sweep.toml", "--json", "sweep.json", "--quiet")
+    nicsim_run("run", "sweep.toml", "--json", "sweep.json", "--quiet", "--repeat", "2")
 
     # 2. Bad input: one line, exit 2 (unreadable results) / 1 (unwritable page), no page.
     p = nicsim_run("report", "missing.json", "-o", "x.html", want=2)
