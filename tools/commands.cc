@@ -10,6 +10,7 @@
 #include "tools/live_commands.h"
 #include "tools/merge_command.h"
 #include "tools/plot_command.h"
+#include "tools/report_command.h"
 #include "tools/run_command.h"
 #include "tools/topology_command.h"
 
@@ -52,6 +53,10 @@ const std::vector<Command>& commands() {
        "                   [--kind totals|cdf|compare|sweep|tradeoff] [--run K=V[,K=V]]\n"
        "                   [--x KEY --y METRIC [--group KEY]]",
        false, define_plot},
+      {"report",
+       "results as one self-contained HTML page: run table, time series with zoom, CDFs,\n"
+       "stages, queues, the trade-off of a sweep",
+       "usage: nicsim report RESULT.json -o FILE.html", false, define_report},
       {"compare", "side-by-side table of runs: goodput, p50/p99 latency, grade, RPM",
        "usage: nicsim compare A.json [B.json ...]", false, define_compare},
       {"server", "serve `nicsim rrul` clients (TCP sinks/sources, UDP echo) on a real network",

@@ -32,7 +32,9 @@ std::string path_in(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
 
-std::string value_text(const ParamValue& v) {
+}  // namespace
+
+std::string param_value_text(const ParamValue& v) {
   if (const auto* b = std::get_if<bool>(&v)) {
     return *b ? "true" : "false";
   }
@@ -44,6 +46,10 @@ std::string value_text(const ParamValue& v) {
   }
   return std::get<std::string>(v);
 }
+
+namespace {
+
+std::string value_text(const ParamValue& v) { return param_value_text(v); }
 
 std::optional<double> value_number(const ParamValue& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) {
@@ -85,16 +91,8 @@ std::string metrics_of(const std::vector<RunStatistics>& stats) {
   return out;
 }
 
-// Centre and interval of a metric: the mean and its t interval, or the median and its
-// order-statistic interval; without an interval, the value itself.
-struct Point {
-  double centre, low, high;
-};
-Point point_of(const MetricStatistics& m) {
-  const bool median = m.ci && m.ci->method == "order-statistic";
-  const double c = median ? m.median : m.mean;
-  return m.ci ? Point{c, m.ci->low, m.ci->high} : Point{c, c, c};
-}
+using Point = MetricPoint;
+Point point_of(const MetricStatistics& m) { return metric_point(m); }
 
 std::string axis_label(const std::string& metric, const std::string& unit) {
   return metric + " (" + unit + ")";
@@ -110,6 +108,29 @@ std::string interval_note(const std::vector<RunStatistics>& stats) {
 }
 
 }  // namespace
+
+MetricPoint metric_point(const MetricStatistics& m) {
+  const bool median = m.ci && m.ci->method == "order-statistic";
+  const double c = median ? m.median : m.mean;
+  return m.ci ? MetricPoint{c, m.ci->low, m.ci->high} : MetricPoint{c, c, c};
+}
+
+std::string tradeoff_latency_metric(const std::vector<RunStatistics>& stats) {
+  const bool induced = !stats.empty() && std::all_of(stats.begin(), stats.end(), [](const auto& s) {
+    return s.metrics.contains("induced_latency_ms");
+  });
+  if (induced) {
+    return "induced_latency_ms";
+  }
+  if (!stats.empty()) {
+    for (const auto& [name, m] : stats.front().metrics) {
+      if (name.ends_with(".rtt_mean_ms")) {
+        return name;
+      }
+    }
+  }
+  return "";
+}
 
 std::vector<RunStatistics> combination_statistics(const Results& results) {
   if (!results.statistics.empty()) {
@@ -238,21 +259,7 @@ GnuplotJob tradeoff_job(const Results& results, const PlotStyle& style, const st
     throw ExportError("no runs to plot");
   }
   // x: induced latency when every run has it (rrul), else the first probe's mean RTT.
-  std::string x_metric = "induced_latency_ms";
-  for (const RunStatistics& s : stats) {
-    if (!s.metrics.contains(x_metric)) {
-      x_metric.clear();
-      break;
-    }
-  }
-  if (x_metric.empty()) {
-    for (const auto& [name, m] : stats.front().metrics) {
-      if (name.ends_with(".rtt_mean_ms")) {
-        x_metric = name;
-        break;
-      }
-    }
-  }
+  const std::string x_metric = tradeoff_latency_metric(stats);
   if (x_metric.empty()) {
     throw ExportError("the runs have no latency metric (no probe, no rrul): nothing to trade off");
   }

@@ -26,6 +26,20 @@ struct SweepSpec {
 // one value per run (no interval).
 std::vector<RunStatistics> combination_statistics(const Results& results);
 
+// The latency a tradeoff puts on its x axis: "induced_latency_ms" when every combination has it
+// (rrul runs), else the first "<probe>.rtt_mean_ms" metric of the first; "" when none.
+std::string tradeoff_latency_metric(const std::vector<RunStatistics>& stats);
+
+// A metric's centre and 95 % interval: the mean and its t interval, or the median and its
+// order-statistic interval (percentile metrics); without an interval, the value itself.
+struct MetricPoint {
+  double centre, low, high;
+};
+MetricPoint metric_point(const MetricStatistics& m);
+
+// A varied value as the scenario writes it: true, 1000000, 0.5, "1Gbit" (unquoted).
+std::string param_value_text(const ParamValue& v);
+
 // Throw ExportError when the file lacks the key or metric (naming what it has).
 GnuplotJob sweep_job(const Results& results, const SweepSpec& spec, const PlotStyle& style,
                      const std::string& output, const std::string& data_dir);

@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes as a results file (json_reader.h) must never crash, hang
 // or trip a sanitizer; errors are ResultsFileError naming the file. Whatever the reader
 // accepts must survive the round trip to_json -> read -> an equal Results, and feed the
-// exports (CSV, flent) without crashing. Run with scripts/fuzz.sh (seed corpus:
-// nicsim/report/fuzz_corpus/results/).
+// exports (CSV, flent), the plots and the HTML report without crashing. Run with scripts/fuzz.sh
+// (seed corpus: nicsim/report/fuzz_corpus/results/).
 
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include "nicsim/report/export_csv.h"
 #include "nicsim/report/export_flent.h"
+#include "nicsim/report/html_report.h"
 #include "nicsim/report/json.h"
 #include "nicsim/report/json_reader.h"
 #include "nicsim/report/plot_gnuplot.h"
@@ -56,6 +57,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
       }
     } catch (const nicsim::report::ExportError&) {
+    }
+  }
+  // The HTML report: any accepted document gives a page (only "no runs" is an error), and
+  // nothing from it ends the data block early.
+  try {
+    const std::string page = nicsim::report::html_report(results, {"fuzz.json"});
+    const size_t data = page.find("id=\"nicsim-data\">");
+    if (data == std::string::npos ||
+        page.find("</script>", data) != page.find("</script>\n<script>\n", data)) {
+      std::fprintf(stderr, "the HTML report's data block is cut short\n");
+      std::abort();
+    }
+  } catch (const nicsim::report::ExportError&) {
+    if (!results.runs.empty()) {
+      std::abort();
     }
   }
   return 0;

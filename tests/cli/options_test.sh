@@ -26,7 +26,7 @@ v=$("$nicsim" --version)
 
 # 2. --help of every subcommand, generated from the definitions.
 commands=$("$nicsim" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p' | grep -v '^help$')
-[ "$(echo $commands)" = "run merge emulate topology export plot compare server rrul demo completion" ] \
+[ "$(echo $commands)" = "run merge emulate topology export plot report compare server rrul demo completion" ] \
   || fail "nicsim --help lists: $(echo $commands)"
 for c in $commands; do
   help=$("$nicsim" "$c" --help) || fail "nicsim $c --help exited $?"
@@ -49,9 +49,12 @@ complete_words() {  # words typed (the last one is completed) -> COMPREPLY, one 
            printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" nicsim "$@"
 }
 [ "$(complete_words "" | sort | tr '\n' ' ')" = \
-  "--help --version compare completion demo emulate export help merge plot rrul run server topology " ] \
+  "--help --version compare completion demo emulate export help merge plot report rrul run server topology " ] \
   || fail "subcommands: $(complete_words "")"
 [ "$(complete_words e | tr '\n' ' ')" = "emulate export " ] || fail "e: $(complete_words e)"
+[ "$(complete_words re)" = "report" ] || fail "re: $(complete_words re)"
+[ "$(complete_words report r.json -)" = "$(printf -- '-h\n--help\n-o\n--output')" ] \
+  || fail "report options: $(complete_words report r.json -)"
 [ "$(complete_words rrul 127.0.0.1 --f)" = "--flent" ] || fail "rrul --f: $(complete_words rrul x --f)"
 [ "$(complete_words plot r.json --kind "" | tr '\n' ' ')" = "totals cdf compare sweep tradeoff " ] \
   || fail "--kind values: $(complete_words plot r.json --kind "")"
