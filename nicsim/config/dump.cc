@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "nicsim/config/flent_tests.h"
 #include "nicsim/config/presets.h"
 #include "nicsim/config/qdisc_internal.h"
 #include "nicsim/config/scenario.h"
@@ -177,7 +178,15 @@ std::string dump(const Scenario& s) {
     }
   }
   for (const RrulConfig& p : s.traffic.rrul) {
-    out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    if (p.test == "rrul") {
+      out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    } else {
+      out += "\n[[traffic.flent]]\ntest = " + quote(p.test) + "\nfrom = " + quote(p.from) +
+             "\nto = " + quote(p.to) + "\n";
+      if (find_flent_test(p.test) != nullptr && find_flent_test(p.test)->streams) {
+        out += "streams = " + std::to_string(p.streams) + "\n";
+      }
+    }
     window(out, p.start, std::nullopt);
     out += "idle = " + dur(p.idle) + "\nload = " + dur(p.load) + "\n";
     out += "probe_interval = " + dur(p.probe_interval) + "\nbin = " + dur(p.bin) + "\n";

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "nicsim/config/flent_tests.h"
 #include "nicsim/config/flow_sizes.h"
 #include "nicsim/config/presets_internal.h"
 #include "nicsim/config/qdisc_internal.h"
@@ -528,43 +529,75 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     }
     out.transfers.push_back(std::move(c));
   });
-  for_each_element(t, "rrul", ctx, [&](TableReader& r) {
-    if (!out.rrul.empty()) {
-      fail(r.location(), "traffic.rrul[" + std::to_string(out.rrul.size()) + "]",
-           "at most one rrul per scenario (its phases are the run's)");
-    }
-    RrulConfig p;
-    std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
-    std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
-    if (auto s = r.opt_duration("start")) {
-      p.start = *s;
-      last_written = "start";
-    }
-    const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
-      const std::optional<Duration> v = r.opt_duration(key);
-      const Duration d = v.value_or(def);
-      if (v && (key == "idle" || key == "load")) {
-        last_written = key;
+  // [[traffic.rrul]] and [[traffic.flent]] (rrul or another of flent's tests): one per
+  // scenario (its phases are the run's).
+  for (const char* kind : {"rrul", "flent"}) {
+    for_each_element(t, kind, ctx, [&](TableReader& r) {
+      if (!out.rrul.empty()) {
+        fail(r.location(),
+             std::string("traffic.") + kind + "[" +
+                 std::to_string(std::string_view(kind) == "rrul" ? out.rrul.size() : 0) + "]",
+             std::string_view(kind) == "rrul"
+                 ? "at most one rrul per scenario (its phases are the run's)"
+                 : "at most one rrul or flent test per scenario (its phases are the run's)");
       }
-      if (d < min) {
-        fail(r.key_location(key), r.key_path(key),
-             "must be at least " + format_duration(min) + why + ", got " + format_duration(d));
+      RrulConfig p;
+      std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
+      if (std::string_view(kind) == "flent") {
+        p.test = r.required(r.opt_string("test"), "test");
+        const FlentTestInfo* info = find_flent_test(p.test);
+        if (info == nullptr) {
+          std::string names;
+          for (const FlentTestInfo& ft : flent_tests()) {
+            names += (names.empty() ? "" : ", ") + std::string(ft.name);
+          }
+          fail(r.key_location("test"), r.key_path("test"),
+               "unknown flent test " + quote(p.test) + " (presets: " + names + ")");
+        }
+        if (const std::optional<int64_t> n = r.opt_int("streams")) {
+          if (!info->streams) {
+            fail(r.key_location("streams"), r.key_path("streams"),
+                 quote(p.test) + " has no streams parameter");
+          }
+          if (*n < 1 || *n > 64) {
+            fail(r.key_location("streams"), r.key_path("streams"),
+                 "must be 1..64, got " + std::to_string(*n));
+          }
+          p.streams = *n;
+        }
       }
-      return d;
-    };
-    p.idle = at_least("idle", p.idle, Duration::ms(1), "");
-    p.load = at_least("load", p.load, Duration::ms(1), "");
-    p.probe_interval = at_least("probe_interval", p.probe_interval, Duration::ms(1), "");
-    p.bin = at_least("bin", p.bin, Duration::ms(10), " (throughput bins)");
-    if (p.end() > duration) {
-      const std::string table = "traffic.rrul[" + std::to_string(out.rrul.size()) + "]";
-      fail(last_written.empty() ? r.location() : r.key_location(last_written),
-           last_written.empty() ? table : r.key_path(last_written),
-           "rrul needs start + idle + load + idle = " + format_duration(p.end()) +
-               ", more than the scenario duration " + format_duration(duration));
-    }
-    out.rrul.push_back(std::move(p));
-  });
+      std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
+      if (auto s = r.opt_duration("start")) {
+        p.start = *s;
+        last_written = "start";
+      }
+      const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
+        const std::optional<Duration> v = r.opt_duration(key);
+        const Duration d = v.value_or(def);
+        if (v && (key == "idle" || key == "load")) {
+          last_written = key;
+        }
+        if (d < min) {
+          fail(r.key_location(key), r.key_path(key),
+               "must be at least " + format_duration(min) + why + ", got " + format_duration(d));
+        }
+        return d;
+      };
+      p.idle = at_least("idle", p.idle, Duration::ms(1), "");
+      p.load = at_least("load", p.load, Duration::ms(1), "");
+      p.probe_interval = at_least("probe_interval", p.probe_interval, Duration::ms(1), "");
+      p.bin = at_least("bin", p.bin, Duration::ms(10), " (throughput bins)");
+      if (p.end() > duration) {
+        const std::string table =
+            std::string("traffic.") + kind + "[" + std::to_string(out.rrul.size()) + "]";
+        fail(last_written.empty() ? r.location() : r.key_location(last_written),
+             last_written.empty() ? table : r.key_path(last_written),
+             p.test + " needs start + idle + load + idle = " + format_duration(p.end()) +
+                 ", more than the scenario duration " + format_duration(duration));
+      }
+      out.rrul.push_back(std::move(p));
+    });
+  }
   t.finish();
   return out;
 }

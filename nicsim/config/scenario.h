@@ -11,7 +11,7 @@
 //                [hosts.<h>.tcp]
 //   [wire]       rate, delay (one way), loss, jitter — the same in both directions
 //   [[traffic.tcp]] [[traffic.ping]] [[traffic.udp_probe]] [[traffic.rrul]]
-//   [[traffic.udp_flood]] [[traffic.voip]] [[traffic.transfers]]
+//   [[traffic.udp_flood]] [[traffic.voip]] [[traffic.transfers]] [[traffic.flent]]
 //   [vary]       "key.path" = [values...]: the cartesian product (first key outermost) becomes
 //                labelled runs
 //   [published]  numbers from the seed report per run selector, for the comparison table
@@ -118,6 +118,10 @@ struct UdpProbeConfig {
 struct RrulConfig {
   std::string from;
   std::string to;
+  // "rrul" ([[traffic.rrul]]) or another of flent's tests ([[traffic.flent]] test = "...",
+  // config/flent_tests.h) with the same timing keys
+  std::string test = "rrul";
+  int64_t streams = 1;                          // tcp_nup / tcp_ndown
   Duration start;                               // the first idle phase begins here
   Duration idle = Duration::s(5);               // flent -d/--delay: probes only, before and after
   Duration load = Duration::s(60);              // flent -l/--length: the 8 TCP flows

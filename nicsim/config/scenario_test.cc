@@ -827,3 +827,43 @@ TEST(ScenarioErrors, VoipAndTransfers) {
 
 }  // namespace
 }  // namespace nicsim::config
+
+namespace nicsim::config {
+namespace {
+
+// [[traffic.flent]] (issue 12): one of flent's tests with rrul's timing keys; dump round trip;
+// errors at their keys; one rrul or flent per scenario.
+TEST(Scenario, FlentTestEntry) {
+  const LoadedScenario s =
+      load(base(0, "",
+                "[[traffic.flent]]\ntest = \"tcp_nup\"\nfrom = \"a\"\nto = \"b\"\nstreams = 3\n"
+                "idle = \"1s\"\nload = \"5s\"\n"));
+  ASSERT_EQ(s.scenario.traffic.rrul.size(), 1u);
+  EXPECT_EQ(s.scenario.traffic.rrul[0].test, "tcp_nup");
+  EXPECT_EQ(s.scenario.traffic.rrul[0].streams, 3);
+  const std::string text = dump(s.scenario);
+  EXPECT_NE(text.find("[[traffic.flent]]\ntest = \"tcp_nup\""), std::string::npos) << text;
+  EXPECT_EQ(load(text, "dump.toml").scenario, s.scenario) << text;
+  const TrafficPlan p = plan(s.scenario);
+  EXPECT_EQ(p.flent_test, "tcp_nup");
+  EXPECT_EQ(p.flows.size(), 4u);  // the file's [[traffic.tcp]] and 3 uploads
+  EXPECT_EQ(p.flows[3].name, "TCP upload::3");
+  const std::string head = "[[traffic.flent]]\nfrom = \"a\"\nto = \"b\"\n";
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voip\"\n")).find(
+                "scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voip\" "
+                "(presets: rrul, rrul_be, tcp_nup"),
+            0u);
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"rrul\"\nstreams = 2\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].streams: \"rrul\" has no streams parameter");
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"tcp_ndown\"\nstreams = 65\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].streams: must be 1..64, got 65");
+  EXPECT_NE(error_of_text(base(0, "",
+                               "[[traffic.rrul]]\nfrom = \"a\"\nto = \"b\"\nidle = \"1s\"\n"
+                               "load = \"1s\"\n" +
+                                   head + "test = \"tcp_bidirectional\"\n"))
+                .find("at most one rrul or flent test per scenario"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nicsim::config

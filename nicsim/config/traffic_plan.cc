@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nicsim/config/flent_tests.h"
 #include "nicsim/config/flow_sizes.h"
 #include "nicsim/report/emodel.h"
 
@@ -165,9 +166,16 @@ TrafficPlan plan(const Scenario& s) {
     const auto [client, server] = endpoints(s, c.from, c.to, entry("rrul", i));
     const TcpConfig& ct = s.hosts[client].tcp;
     const TcpConfig& st = s.hosts[server].tcp;
-    add_rrul(plan, RrulPlan{client, server, c.start, c.load_start(), c.load_end(), c.end(),
-                            c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
-                            flow_ecn(std::nullopt, st.cc, st)});
+    if (c.test == "rrul") {
+      add_rrul(plan, RrulPlan{client, server, c.start, c.load_start(), c.load_end(), c.end(),
+                              c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
+                              flow_ecn(std::nullopt, st.cc, st)});
+    } else {
+      add_flent_test(plan,
+                     FlentTestPlan{c.test, client, server, c.start, c.load_start(), c.load_end(),
+                                   c.end(), c.probe_interval, c.streams, ct.cc, st.cc, &ct, &st});
+      plan.flent_test = c.test;
+    }
     plan.interval = c.bin;  // rrul's throughput bins are the run's intervals
   }
   return plan;
@@ -249,6 +257,7 @@ report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_inte
   l.duration = plan.duration;
   l.interval = plan.interval.value_or(default_interval);
   l.network = plan.network;
+  l.flent_test = plan.flent_test;
   for (const FlowPlan& f : plan.flows) {
     l.flows.push_back(report::FlowSpec{dir(f.from, f.to), f.name, f.dscp, f.start, f.stop,
                                        name(f.from), name(f.to)});

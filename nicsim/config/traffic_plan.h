@@ -119,6 +119,9 @@ struct TrafficPlan {
   // Every transfer of the run, drawn once from the scenario's seed (config/flow_sizes.h), in
   // arrival order within each set, sets one after the other.
   std::vector<TransferPlan> transfers;
+  // [[traffic.flent]]: flent's test name (not rrul: rrul's results are recognised by their
+  // series names); "" otherwise. The flent export names the file's test after it.
+  std::string flent_test;
   bool operator==(const TrafficPlan&) const = default;
 };
 

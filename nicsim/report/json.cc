@@ -895,7 +895,8 @@ const Table<Run>& run_table() {
       field("voip", &S::voip, map_of(object_of(voip_table)), map_schema(ref("voip")),
             P::kOmitEmpty),
       field("transfers", &S::transfers, map_of(object_of(transfers_table)),
-            map_schema(ref("transfers")), P::kOmitEmpty)};
+            map_schema(ref("transfers")), P::kOmitEmpty),
+      field("flent_test", &S::flent_test, kString, type(R"("string")"), P::kOmitEmpty)};
   return t;
 }
 

@@ -382,6 +382,9 @@ struct Run {
   std::map<std::string, VoipResult> voip{};
   // [[traffic.transfers]] results by name ("transfers", "transfers-2", ...); absent without.
   std::map<std::string, TransfersResult> transfers{};
+  // flent's test this run's traffic is ([[traffic.flent]], nicsim flent-test), except rrul;
+  // "" otherwise. The flent export uses it as the file's test name.
+  std::string flent_test{};
   bool operator==(const Run&) const = default;
 };
 

@@ -298,6 +298,7 @@ Run RunRecorder::finish(Time end, std::span<const FlowCounters> counters,
   out_.seed = info_.seed;
   out_.config_toml = info_.config_toml;
   out_.duration_s = end.to_seconds();
+  out_.flent_test = layout_.flent_test;
   add_transfers(end, totals);
   for (size_t i = 0; i < probes_.size(); ++i) {
     out_.latency_ms[layout_.probes[i].name] = probe_result(i, end);

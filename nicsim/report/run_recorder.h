@@ -114,6 +114,7 @@ struct RunLayout {
   bool network = false;
   std::vector<FloodSpec> floods{};
   std::vector<TransferSetSpec> transfer_sets{};
+  std::string flent_test{};  // Run::flent_test
 };
 
 // One flow's counters at an interval boundary (cumulative since the flow started).
