@@ -542,16 +542,19 @@ std::string format_transfers_table(const Run& run) {
   if (run.transfers.empty()) {
     return "";
   }
-  std::string out =
-      "transfers      dir     done/started   FCT ms p50 / p99 by size: <10KB    "
-      "10KB-100KB          100KB-1MB           >=1MB\n";
+  // FCT p50 / p99 in ms per response-size bucket.
+  std::string out = left("transfers", 14) + " " + left("dir", 7) + " " + left("done/started", 14);
+  for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
+    out += " " + left(std::string("FCT ms ") + b, 20);
+  }
+  out += "\n";
   for (const auto& [name, t] : run.transfers) {
     const std::string dir = t.from.empty() ? t.direction : t.to + "->" + t.from;
     out += left(name, 14) + " " + left(dir, 7) + " " +
-           left(printf_string("%" PRIu64 "/%" PRIu64, t.completed, t.started), 14) + " ";
+           left(printf_string("%" PRIu64 "/%" PRIu64, t.completed, t.started), 14);
     for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
       const LatencyStats& s = t.buckets.at(b);
-      out += left(s.count == 0 ? std::string("-") : ms3(s.p50) + " / " + ms3(s.p99), 20);
+      out += " " + left(s.count == 0 ? std::string("-") : ms3(s.p50) + " / " + ms3(s.p99), 20);
     }
     out += "\n";
   }
