@@ -7,6 +7,7 @@
 #include "tools/demo.h"
 #include "tools/emulate_command.h"
 #include "tools/export_command.h"
+#include "tools/flent_test_command.h"
 #include "tools/live_commands.h"
 #include "tools/merge_command.h"
 #include "tools/plot_command.h"
@@ -33,6 +34,14 @@ const std::vector<Command>& commands() {
        "                  [--seed N] [--quiet] [-j N] [--repeat N] [--until-ci PCT%]\n"
        "                  [--max-repeat N] [--ci-metric NAME] [--shard K/N]",
        false, define_run},
+      {"flent-test",
+       "run one of flent's named tests (rrul, tcp_nup, cubic_bbr, ...) over a scenario's\n"
+       "network in the simulator; --flent writes it under flent's test name",
+       "usage: nicsim flent-test NAME SCENARIO.toml [--length D] [--delay D] [--step D]\n"
+       "                         [--streams N] [--seed N] [--json OUT.json] [--csv DIR]\n"
+       "                         [--flent OUT.flent.gz]\n"
+       "       nicsim flent-test --list",
+       false, define_flent_test},
       {"merge", "join the parts of a sharded campaign (run --shard K/N) into one results file",
        "usage: nicsim merge PART.json... -o OUT.json", false, define_merge},
       {"emulate",

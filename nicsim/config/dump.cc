@@ -4,6 +4,7 @@
 #include <string>
 #include <variant>
 
+#include "nicsim/config/flent_tests.h"
 #include "nicsim/config/presets.h"
 #include "nicsim/config/qdisc_internal.h"
 #include "nicsim/config/scenario.h"
@@ -150,8 +151,42 @@ std::string dump(const Scenario& s) {
     window(out, p.start, p.stop);
     out += "dscp = " + detail::dscp_to_toml(p.dscp) + "\n";
   }
+  for (const UdpFloodConfig& f : s.traffic.udp_flood) {
+    out += "\n[[traffic.udp_flood]]\nfrom = " + quote(f.from) + "\nto = " + quote(f.to) + "\n";
+    out += "rate = " + quote(format_rate(f.rate)) + "\n";
+    out += "size = " + quote(format_bytes(f.size)) + "\n";
+    window(out, f.start, f.stop);
+    out += "dscp = " + detail::dscp_to_toml(f.dscp) + "\n";
+  }
+  for (const VoipConfig& v : s.traffic.voip) {
+    out += "\n[[traffic.voip]]\nfrom = " + quote(v.from) + "\nto = " + quote(v.to) + "\n";
+    out += "codec = " + quote(v.codec) + "\n";
+    window(out, v.start, v.stop);
+    out += "dscp = " + detail::dscp_to_toml(v.dscp) + "\n";
+  }
+  for (const TransfersConfig& c : s.traffic.transfers) {
+    out += "\n[[traffic.transfers]]\nfrom = " + quote(c.from) + "\nto = " + quote(c.to) + "\n";
+    out += "sizes = " + quote(c.sizes) + "\n";
+    if (c.sizes != "websearch") {
+      out += "size = " + quote(format_bytes(c.size)) + "\n";
+    }
+    out += "interval = " + dur(c.interval) + "\n";
+    window(out, c.start, c.stop);
+    out += "dscp = " + detail::dscp_to_toml(c.dscp) + "\n";
+    if (c.cc) {
+      out += "cc = " + quote(*c.cc) + "\n";
+    }
+  }
   for (const RrulConfig& p : s.traffic.rrul) {
-    out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    if (p.test == "rrul") {
+      out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";
+    } else {
+      out += "\n[[traffic.flent]]\ntest = " + quote(p.test) + "\nfrom = " + quote(p.from) +
+             "\nto = " + quote(p.to) + "\n";
+      if (find_flent_test(p.test) != nullptr && find_flent_test(p.test)->streams) {
+        out += "streams = " + std::to_string(p.streams) + "\n";
+      }
+    }
     window(out, p.start, std::nullopt);
     out += "idle = " + dur(p.idle) + "\nload = " + dur(p.load) + "\n";
     out += "probe_interval = " + dur(p.probe_interval) + "\nbin = " + dur(p.bin) + "\n";

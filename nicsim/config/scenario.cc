@@ -10,11 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "nicsim/config/flent_tests.h"
+#include "nicsim/config/flow_sizes.h"
 #include "nicsim/config/presets_internal.h"
 #include "nicsim/config/qdisc_internal.h"
 #include "nicsim/config/text_file.h"
 #include "nicsim/config/toml_util.h"
 #include "nicsim/config/units.h"
+#include "nicsim/report/emodel.h"
 
 namespace nicsim::config {
 
@@ -320,6 +323,16 @@ constexpr size_t kMaxVaryValueBytes = 128;
 constexpr size_t kMaxTrafficEntries = 4096;
 constexpr Duration kMinProbeInterval = Duration::us(100);
 constexpr int64_t kMaxProbesPerRun = 10'000'000;
+// udp_flood: each datagram is an event in the simulator and a send() in live; one-way delays are
+// kept in a LatencyRecorder (bounded memory), so the bound is on events: 50 million is ~10 min
+// of a 1 Gbit/s flood of 1470-byte datagrams.
+constexpr int64_t kMaxFloodPacketsPerRun = 50'000'000;
+constexpr Rate kMaxFloodRate = Rate::gbit(100);
+constexpr int64_t kMinFloodSize = 32;    // room for the live header (sequence, send time)
+constexpr int64_t kMaxFloodSize = 1472;  // one IPv4 datagram in a 1500-byte MTU (no fragments)
+// transfers: each is a TCP connection's state in both back-ends (a few KB each).
+constexpr int64_t kMaxTransfersPerRun = 100'000;
+constexpr int64_t kMaxTransferSize = int64_t{1} << 30;  // 1 GiB
 
 // Counts the probes (ping, udp_probe) a run will send and refuses the entry that takes the
 // total over kMaxProbesPerRun, naming its interval.
@@ -424,43 +437,167 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     p.dscp = read_dscp(r);
     out.udp_probe.push_back(std::move(p));
   });
-  for_each_element(t, "rrul", ctx, [&](TableReader& r) {
-    if (!out.rrul.empty()) {
-      fail(r.location(), "traffic.rrul[" + std::to_string(out.rrul.size()) + "]",
-           "at most one rrul per scenario (its phases are the run's)");
+  int64_t flood_packets = 0;
+  for_each_element(t, "udp_flood", ctx, [&](TableReader& r) {
+    UdpFloodConfig f;
+    std::tie(f.from, f.to) = read_endpoints(r, hosts, routers);
+    f.rate = r.opt_rate("rate").value_or(f.rate);
+    if (f.rate.is_zero() || f.rate > kMaxFloodRate) {
+      fail(
+          r.key_location("rate"), r.key_path("rate"),
+          "must be > 0 and at most " + format_rate(kMaxFloodRate) + ", got " + format_rate(f.rate));
     }
-    RrulConfig p;
-    std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
-    std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
-    if (auto s = r.opt_duration("start")) {
-      p.start = *s;
-      last_written = "start";
+    f.size = r.opt_bytes("size").value_or(f.size);
+    if (f.size < kMinFloodSize || f.size > kMaxFloodSize) {
+      fail(r.key_location("size"), r.key_path("size"),
+           "must be " + format_bytes(kMinFloodSize) + ".." + format_bytes(kMaxFloodSize) +
+               " (UDP payload in one 1500-byte MTU datagram), got " + format_bytes(f.size));
     }
-    const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
-      const std::optional<Duration> v = r.opt_duration(key);
-      const Duration d = v.value_or(def);
-      if (v && (key == "idle" || key == "load")) {
-        last_written = key;
-      }
-      if (d < min) {
-        fail(r.key_location(key), r.key_path(key),
-             "must be at least " + format_duration(min) + why + ", got " + format_duration(d));
-      }
-      return d;
-    };
-    p.idle = at_least("idle", p.idle, Duration::ms(1), "");
-    p.load = at_least("load", p.load, Duration::ms(1), "");
-    p.probe_interval = at_least("probe_interval", p.probe_interval, Duration::ms(1), "");
-    p.bin = at_least("bin", p.bin, Duration::ms(10), " (throughput bins)");
-    if (p.end() > duration) {
-      const std::string table = "traffic.rrul[" + std::to_string(out.rrul.size()) + "]";
-      fail(last_written.empty() ? r.location() : r.key_location(last_written),
-           last_written.empty() ? table : r.key_path(last_written),
-           "rrul needs start + idle + load + idle = " + format_duration(p.end()) +
-               ", more than the scenario duration " + format_duration(duration));
+    const Window w = read_window(r, duration);
+    f.start = w.start;
+    f.stop = w.stop;
+    f.dscp = read_dscp(r);
+    const Duration span = f.stop.value_or(duration) - f.start;
+    const Bytes payload = f.rate.bytes_in(span);
+    flood_packets += static_cast<int64_t>(payload / static_cast<Bytes>(f.size)) + 1;
+    if (flood_packets > kMaxFloodPacketsPerRun) {
+      fail(r.key_location("rate"), r.key_path("rate"),
+           "the udp_flood datagrams of this scenario would exceed " +
+               std::to_string(kMaxFloodPacketsPerRun) + " per run (" +
+               std::to_string(flood_packets) + " so far): lower the rate or raise the size");
     }
-    out.rrul.push_back(std::move(p));
+    out.udp_flood.push_back(std::move(f));
   });
+  int64_t voip_packets = 0;
+  for_each_element(t, "voip", ctx, [&](TableReader& r) {
+    VoipConfig v;
+    std::tie(v.from, v.to) = read_endpoints(r, hosts, routers);
+    v.codec = r.opt_string("codec").value_or(v.codec);
+    const report::VoipCodec* codec = report::voip_codec(v.codec);
+    if (codec == nullptr) {
+      fail(r.key_location("codec"), r.key_path("codec"),
+           "unknown codec " + quote(v.codec) +
+               " (codecs: " + std::string(report::voip_codec_names()) + ")");
+    }
+    const Window w = read_window(r, duration);
+    v.start = w.start;
+    v.stop = w.stop;
+    if (const toml::node* n = r.take("dscp")) {
+      v.dscp = parse_dscp(*n, r.key_location("dscp"), r.key_path("dscp"));
+    }
+    // Every voice packet's delay is kept (IPDV and loss bursts need the sequence).
+    voip_packets += (v.stop.value_or(duration) - v.start) / codec->interval + 1;
+    if (voip_packets > kMaxProbesPerRun) {
+      fail(r.key_location("codec"), r.key_path("codec"),
+           "the voip packets of this scenario would exceed " + std::to_string(kMaxProbesPerRun) +
+               " per run (" + std::to_string(voip_packets) + " so far)");
+    }
+    out.voip.push_back(std::move(v));
+  });
+  int64_t transfers = 0;
+  for_each_element(t, "transfers", ctx, [&](TableReader& r) {
+    TransfersConfig c;
+    std::tie(c.from, c.to) = read_endpoints(r, hosts, routers);
+    c.sizes = r.opt_string("sizes").value_or(c.sizes);
+    if (!known_size_distribution(c.sizes)) {
+      fail(r.key_location("sizes"), r.key_path("sizes"),
+           "unknown distribution " + quote(c.sizes) + " (fixed, exponential, websearch)");
+    }
+    if (const std::optional<int64_t> b = r.opt_bytes("size")) {
+      if (c.sizes == "websearch") {
+        fail(r.key_location("size"), r.key_path("size"),
+             "websearch sizes come from their distribution: remove `size`");
+      }
+      c.size = *b;
+    }
+    if (c.size < 1 || c.size > kMaxTransferSize) {
+      fail(r.key_location("size"), r.key_path("size"),
+           "must be 1B..1GiB, got " + format_bytes(c.size));
+    }
+    c.interval = positive_duration(r, "interval", c.interval);
+    const Window w = read_window(r, duration);
+    c.start = w.start;
+    c.stop = w.stop;
+    c.dscp = read_dscp(r);
+    c.cc = read_cc(r);
+    transfers += (c.stop.value_or(duration) - c.start) / c.interval + 1;
+    if (transfers > kMaxTransfersPerRun) {
+      fail(r.key_location("interval"), r.key_path("interval"),
+           "the transfers of this scenario would exceed " + std::to_string(kMaxTransfersPerRun) +
+               " per run on average (" + std::to_string(transfers) +
+               " so far): use a longer interval");
+    }
+    out.transfers.push_back(std::move(c));
+  });
+  // [[traffic.rrul]] and [[traffic.flent]] (rrul or another of flent's tests): one per
+  // scenario (its phases are the run's).
+  for (const char* kind : {"rrul", "flent"}) {
+    for_each_element(t, kind, ctx, [&](TableReader& r) {
+      if (!out.rrul.empty()) {
+        fail(r.location(),
+             std::string("traffic.") + kind + "[" +
+                 std::to_string(std::string_view(kind) == "rrul" ? out.rrul.size() : 0) + "]",
+             std::string_view(kind) == "rrul"
+                 ? "at most one rrul per scenario (its phases are the run's)"
+                 : "at most one rrul or flent test per scenario (its phases are the run's)");
+      }
+      RrulConfig p;
+      std::tie(p.from, p.to) = read_endpoints(r, hosts, routers);
+      if (std::string_view(kind) == "flent") {
+        p.test = r.required(r.opt_string("test"), "test");
+        const FlentTestInfo* info = find_flent_test(p.test);
+        if (info == nullptr) {
+          std::string names;
+          for (const FlentTestInfo& ft : flent_tests()) {
+            names += (names.empty() ? "" : ", ") + std::string(ft.name);
+          }
+          fail(r.key_location("test"), r.key_path("test"),
+               "unknown flent test " + quote(p.test) + " (presets: " + names + ")");
+        }
+        if (const std::optional<int64_t> n = r.opt_int("streams")) {
+          if (!info->streams) {
+            fail(r.key_location("streams"), r.key_path("streams"),
+                 quote(p.test) + " has no streams parameter");
+          }
+          if (*n < 1 || *n > 64) {
+            fail(r.key_location("streams"), r.key_path("streams"),
+                 "must be 1..64, got " + std::to_string(*n));
+          }
+          p.streams = *n;
+        }
+      }
+      std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
+      if (auto s = r.opt_duration("start")) {
+        p.start = *s;
+        last_written = "start";
+      }
+      const auto at_least = [&](std::string_view key, Duration def, Duration min, const char* why) {
+        const std::optional<Duration> v = r.opt_duration(key);
+        const Duration d = v.value_or(def);
+        if (v && (key == "idle" || key == "load")) {
+          last_written = key;
+        }
+        if (d < min) {
+          fail(r.key_location(key), r.key_path(key),
+               "must be at least " + format_duration(min) + why + ", got " + format_duration(d));
+        }
+        return d;
+      };
+      p.idle = at_least("idle", p.idle, Duration::ms(1), "");
+      p.load = at_least("load", p.load, Duration::ms(1), "");
+      p.probe_interval = at_least("probe_interval", p.probe_interval, Duration::ms(1), "");
+      p.bin = at_least("bin", p.bin, Duration::ms(10), " (throughput bins)");
+      if (p.end() > duration) {
+        const std::string table =
+            std::string("traffic.") + kind + "[" + std::to_string(out.rrul.size()) + "]";
+        fail(last_written.empty() ? r.location() : r.key_location(last_written),
+             last_written.empty() ? table : r.key_path(last_written),
+             p.test + " needs start + idle + load + idle = " + format_duration(p.end()) +
+                 ", more than the scenario duration " + format_duration(duration));
+      }
+      out.rrul.push_back(std::move(p));
+    });
+  }
   t.finish();
   return out;
 }
@@ -972,6 +1109,9 @@ void check_network(const Scenario& s) {
   check_reachable(s, n, "ping", s.traffic.ping);
   check_reachable(s, n, "udp_probe", s.traffic.udp_probe);
   check_reachable(s, n, "rrul", s.traffic.rrul);
+  check_reachable(s, n, "udp_flood", s.traffic.udp_flood);
+  check_reachable(s, n, "voip", s.traffic.voip);
+  check_reachable(s, n, "transfers", s.traffic.transfers);
 }
 
 // [[links]] element: ends, the shared wire keys, `forward` / `reverse` overrides.

@@ -5,11 +5,13 @@
 //
 //   [scenario]   name, description, duration, seed, repeat
 //   [hosts.<h>]  two or more hosts (more need [[links]]; network.h has the network syntax:
-//                [routers.<r>], [[links]], [[routes]]): cpu (preset name or table with `preset` + CpuCosts keys),
-//                nic (preset name or table with `preset` + the preset's keys as overrides),
-//                qdisc (kind or table, see qdisc.h; default pfifo_fast), [hosts.<h>.tcp]
+//                [routers.<r>], [[links]], [[routes]]): cpu (preset name or table with `preset` +
+//                CpuCosts keys), nic (preset name or table with `preset` + the preset's keys as
+//                overrides), qdisc (kind or table, see qdisc.h; default pfifo_fast),
+//                [hosts.<h>.tcp]
 //   [wire]       rate, delay (one way), loss, jitter — the same in both directions
 //   [[traffic.tcp]] [[traffic.ping]] [[traffic.udp_probe]] [[traffic.rrul]]
+//   [[traffic.udp_flood]] [[traffic.voip]] [[traffic.transfers]] [[traffic.flent]]
 //   [vary]       "key.path" = [values...]: the cartesian product (first key outermost) becomes
 //                labelled runs
 //   [published]  numbers from the seed report per run selector, for the comparison table
@@ -116,6 +118,10 @@ struct UdpProbeConfig {
 struct RrulConfig {
   std::string from;
   std::string to;
+  // "rrul" ([[traffic.rrul]]) or another of flent's tests ([[traffic.flent]] test = "...",
+  // config/flent_tests.h) with the same timing keys
+  std::string test = "rrul";
+  int64_t streams = 1;                          // tcp_nup / tcp_ndown
   Duration start;                               // the first idle phase begins here
   Duration idle = Duration::s(5);               // flent -d/--delay: probes only, before and after
   Duration load = Duration::s(60);              // flent -l/--length: the 8 TCP flows
@@ -127,11 +133,57 @@ struct RrulConfig {
   bool operator==(const RrulConfig&) const = default;
 };
 
+// Unresponsive constant-rate UDP from `from` to `to` (flent's udp_flood: `iperf -u -b RATE
+// -l SIZE`, tohojo/flent flent/tests/udp_flood.conf). `rate` counts UDP payload bits, as
+// iperf's -b does; datagram k leaves at start + k * size * 8 / rate exactly (no drift).
+struct UdpFloodConfig {
+  std::string from;
+  std::string to;
+  Rate rate = Rate::mbit(1);  // iperf 2's UDP default bandwidth (-b 1M)
+  int64_t size = 1470;        // UDP payload bytes: iperf 2's UDP default length (-l 1470)
+  Duration start;
+  std::optional<Duration> stop;
+  uint8_t dscp = 0;
+  bool operator==(const UdpFloodConfig&) const = default;
+};
+
+// Isochronous voice packets from `from` to `to`: one RTP packet per codec interval
+// (report::voip_codec: "g711" 172 B / 20 ms, "g729a" 32 B / 20 ms); one-way delay, IPDV,
+// loss bursts and a G.107 MOS in the results. EF by default (RFC 4594 §4.1: telephony).
+struct VoipConfig {
+  std::string from;
+  std::string to;
+  std::string codec = "g711";
+  Duration start;
+  std::optional<Duration> stop;
+  uint8_t dscp = 46;
+  bool operator==(const VoipConfig&) const = default;
+};
+
+// Short request/response transfers (config/flow_sizes.h): Poisson arrivals with mean gap
+// `interval` from `start` to `stop`; each one a new TCP connection on which `to` (the server)
+// sends the response to `from` (the client); flow completion times in the results.
+struct TransfersConfig {
+  std::string from;                       // the client: requests, receives
+  std::string to;                         // the server: answers with the response's bytes
+  std::string sizes = "fixed";            // "fixed" | "exponential" | "websearch"
+  int64_t size = 10'000;                  // fixed: every response; exponential: the mean (bytes)
+  Duration interval = Duration::ms(100);  // mean gap between arrivals (Poisson)
+  Duration start;
+  std::optional<Duration> stop;
+  uint8_t dscp = 0;
+  std::optional<std::string> cc;  // the server's (sending) socket; default its tcp.cc
+  bool operator==(const TransfersConfig&) const = default;
+};
+
 struct TrafficConfig {
   std::vector<TcpFlowConfig> tcp;
   std::vector<PingConfig> ping;
   std::vector<UdpProbeConfig> udp_probe;
   std::vector<RrulConfig> rrul;
+  std::vector<UdpFloodConfig> udp_flood;
+  std::vector<VoipConfig> voip;
+  std::vector<TransfersConfig> transfers;
   bool operator==(const TrafficConfig&) const = default;
 };
 

@@ -17,6 +17,7 @@
 #include "nicsim/algo/codel.h"
 #include "nicsim/algo/fq_codel.h"
 #include "nicsim/algo/tbf.h"
+#include "nicsim/config/traffic_plan.h"
 
 namespace nicsim::config {
 namespace {
@@ -703,6 +704,165 @@ TEST_F(ScenarioFiles, PresetsAreFoundRelativeToTheScenarioFile) {
 
   EXPECT_EQ(error_of([&] { load_scenario_file((root_ / "nope.toml").string(), o); }),
             (root_ / "nope.toml").string() + ": cannot read the file: no such file");
+}
+
+}  // namespace
+}  // namespace nicsim::config
+
+namespace nicsim::config {
+namespace {
+
+// [[traffic.udp_flood]] (issue 12): iperf 2's defaults, the keys, the dump round trip, and the
+// bounds of docs/scenarios.md "Limits", each refusal at its key.
+TEST(Scenario, UdpFloodKeysDefaultsAndDump) {
+  const LoadedScenario d = load(base(0, "", "[[traffic.udp_flood]]\nfrom = \"b\"\nto = \"a\"\n"));
+  ASSERT_EQ(d.scenario.traffic.udp_flood.size(), 1u);
+  const UdpFloodConfig& f = d.scenario.traffic.udp_flood[0];
+  EXPECT_EQ(f.rate, Rate::mbit(1));
+  EXPECT_EQ(f.size, 1470);
+  EXPECT_EQ(f.from, "b");
+  const LoadedScenario s = load(base(0, "",
+                                     "[[traffic.udp_flood]]\nfrom = \"a\"\nto = \"b\"\n"
+                                     "rate = \"250Mbit\"\nsize = \"1000B\"\nstart = \"1s\"\n"
+                                     "stop = \"9s\"\ndscp = \"EF\"\n"));
+  const UdpFloodConfig& g = s.scenario.traffic.udp_flood[0];
+  EXPECT_EQ(g.rate, Rate::mbit(250));
+  EXPECT_EQ(g.size, 1000);
+  EXPECT_EQ(g.start, Duration::s(1));
+  EXPECT_EQ(g.stop, Duration::s(9));
+  EXPECT_EQ(g.dscp, 46);
+  const std::string text = dump(s.scenario);
+  EXPECT_EQ(load(text, "dump.toml").scenario, s.scenario) << text;
+  EXPECT_NE(text.find("[[traffic.udp_flood]]"), std::string::npos);
+}
+
+TEST(ScenarioErrors, UdpFloodBounds) {
+  const std::string head = "[[traffic.udp_flood]]\nfrom = \"a\"\nto = \"b\"\n";
+  EXPECT_EQ(error_of_text(base(0, "", head + "rate = \"0bit\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].rate: must be > 0 and at most 100Gbit, "
+            "got 0bit");
+  EXPECT_EQ(error_of_text(base(0, "", head + "rate = \"200Gbit\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].rate: must be > 0 and at most 100Gbit, "
+            "got 200Gbit");
+  EXPECT_EQ(error_of_text(base(0, "", head + "size = \"1500B\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].size: must be 32B..1472B (UDP payload "
+            "in one 1500-byte MTU datagram), got 1500B");
+  EXPECT_EQ(error_of_text(base(0, "", head + "size = \"31B\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].size: must be 32B..1472B (UDP payload "
+            "in one 1500-byte MTU datagram), got 31B");
+  EXPECT_NE(error_of_text(base(0, "", head + "colour = \"red\"\n"))
+                .find("scenarios/x.toml:19:1: traffic.udp_flood[0].colour"),
+            std::string::npos);
+  EXPECT_EQ(error_of_text(base(0, "", head + "stop = \"11s\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].stop: must be at most the scenario "
+            "duration (10s), got 11s");
+  EXPECT_EQ(error_of_text(base(0, "", "[[traffic.udp_flood]]\nfrom = \"a\"\nto = \"c\"\n"))
+                .find("scenarios/x.toml:18:"),
+            0u);
+  // 10 s of 40 Gbit/s in 32-byte datagrams: 1,562,500,001 datagrams, over the 50 million bound.
+  EXPECT_EQ(error_of_text(base(0, "", head + "rate = \"40Gbit\"\nsize = \"32B\"\n")),
+            "scenarios/x.toml:19:1: traffic.udp_flood[0].rate: the udp_flood datagrams of this "
+            "scenario would exceed 50000000 per run (1562500001 so far): lower the rate or raise "
+            "the size");
+}
+
+}  // namespace
+}  // namespace nicsim::config
+
+namespace nicsim::config {
+namespace {
+
+// [[traffic.voip]] and [[traffic.transfers]] (issue 12): defaults, dump round trip, errors at
+// their keys.
+TEST(Scenario, VoipAndTransfersKeysAndDump) {
+  const LoadedScenario s =
+      load(base(0, "",
+                "[[traffic.voip]]\nfrom = \"b\"\nto = \"a\"\ncodec = \"g729a\"\n"
+                "[[traffic.transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"exponential\"\n"
+                "size = \"50kB\"\ninterval = \"20ms\"\ncc = \"reno\"\n"
+                "[[traffic.transfers]]\nfrom = \"a\"\nto = \"b\"\nsizes = \"websearch\"\n"));
+  ASSERT_EQ(s.scenario.traffic.voip.size(), 1u);
+  EXPECT_EQ(s.scenario.traffic.voip[0].codec, "g729a");
+  EXPECT_EQ(s.scenario.traffic.voip[0].dscp, 46);  // EF by default
+  ASSERT_EQ(s.scenario.traffic.transfers.size(), 2u);
+  EXPECT_EQ(s.scenario.traffic.transfers[0].size, 50'000);
+  EXPECT_EQ(s.scenario.traffic.transfers[0].interval, Duration::ms(20));
+  EXPECT_EQ(s.scenario.traffic.transfers[0].cc, "reno");
+  const std::string text = dump(s.scenario);
+  EXPECT_EQ(load(text, "dump.toml").scenario, s.scenario) << text;
+  // The plan: voip as a constant-rate stream of 172 B... here 32 B every 20 ms; transfers drawn
+  // from the seed, the same twice; the server's cc.
+  const TrafficPlan p = plan(s.scenario);
+  ASSERT_EQ(p.floods.size(), 1u);
+  EXPECT_EQ(p.floods[0].name, "voip");
+  EXPECT_EQ(p.floods[0].rate, Rate::bps(32 * 8 * 50));
+  EXPECT_EQ(p.floods[0].from, 1u);
+  ASSERT_EQ(p.transfer_sets.size(), 2u);
+  EXPECT_EQ(p.transfer_sets[0].name, "transfers");
+  EXPECT_EQ(p.transfer_sets[1].name, "transfers-2");
+  EXPECT_EQ(p.transfer_sets[0].server, 1u);
+  EXPECT_EQ(p.transfer_sets[0].cc, "reno");
+  EXPECT_GT(p.transfers.size(), 400u);  // ~500 + ~100 in 10 s
+  EXPECT_EQ(plan(s.scenario).transfers, p.transfers);
+}
+
+TEST(ScenarioErrors, VoipAndTransfers) {
+  EXPECT_EQ(
+      error_of_text(base(0, "", "[[traffic.voip]]\nfrom = \"a\"\nto = \"b\"\ncodec = \"opus\"\n")),
+      "scenarios/x.toml:19:1: traffic.voip[0].codec: unknown codec \"opus\" (codecs: g711, "
+      "g729a)");
+  const std::string head = "[[traffic.transfers]]\nfrom = \"a\"\nto = \"b\"\n";
+  EXPECT_EQ(error_of_text(base(0, "", head + "sizes = \"pareto\"\n")),
+            "scenarios/x.toml:19:1: traffic.transfers[0].sizes: unknown distribution \"pareto\" "
+            "(fixed, exponential, websearch)");
+  EXPECT_EQ(error_of_text(base(0, "", head + "sizes = \"websearch\"\nsize = \"1kB\"\n")),
+            "scenarios/x.toml:20:1: traffic.transfers[0].size: websearch sizes come from their "
+            "distribution: remove `size`");
+  EXPECT_EQ(error_of_text(base(0, "", head + "size = \"2GiB\"\n")),
+            "scenarios/x.toml:19:1: traffic.transfers[0].size: must be 1B..1GiB, got 2048MiB");
+  EXPECT_EQ(error_of_text(base(0, "", head + "interval = \"10us\"\n")),
+            "scenarios/x.toml:19:1: traffic.transfers[0].interval: the transfers of this scenario "
+            "would exceed 100000 per run on average (1000001 so far): use a longer interval");
+}
+
+}  // namespace
+}  // namespace nicsim::config
+
+namespace nicsim::config {
+namespace {
+
+// [[traffic.flent]] (issue 12): one of flent's tests with rrul's timing keys; dump round trip;
+// errors at their keys; one rrul or flent per scenario.
+TEST(Scenario, FlentTestEntry) {
+  const LoadedScenario s =
+      load(base(0, "",
+                "[[traffic.flent]]\ntest = \"tcp_nup\"\nfrom = \"a\"\nto = \"b\"\nstreams = 3\n"
+                "idle = \"1s\"\nload = \"5s\"\n"));
+  ASSERT_EQ(s.scenario.traffic.rrul.size(), 1u);
+  EXPECT_EQ(s.scenario.traffic.rrul[0].test, "tcp_nup");
+  EXPECT_EQ(s.scenario.traffic.rrul[0].streams, 3);
+  const std::string text = dump(s.scenario);
+  EXPECT_NE(text.find("[[traffic.flent]]\ntest = \"tcp_nup\""), std::string::npos) << text;
+  EXPECT_EQ(load(text, "dump.toml").scenario, s.scenario) << text;
+  const TrafficPlan p = plan(s.scenario);
+  EXPECT_EQ(p.flent_test, "tcp_nup");
+  EXPECT_EQ(p.flows.size(), 4u);  // the file's [[traffic.tcp]] and 3 uploads
+  EXPECT_EQ(p.flows[3].name, "TCP upload::3");
+  const std::string head = "[[traffic.flent]]\nfrom = \"a\"\nto = \"b\"\n";
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voip\"\n")).find(
+                "scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voip\" "
+                "(presets: rrul, rrul_be, tcp_nup"),
+            0u);
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"rrul\"\nstreams = 2\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].streams: \"rrul\" has no streams parameter");
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"tcp_ndown\"\nstreams = 65\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].streams: must be 1..64, got 65");
+  EXPECT_NE(error_of_text(base(0, "",
+                               "[[traffic.rrul]]\nfrom = \"a\"\nto = \"b\"\nidle = \"1s\"\n"
+                               "load = \"1s\"\n" +
+                                   head + "test = \"tcp_bidirectional\"\n"))
+                .find("at most one rrul or flent test per scenario"),
+            std::string::npos);
 }
 
 }  // namespace

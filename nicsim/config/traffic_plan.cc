@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "nicsim/config/flent_tests.h"
+#include "nicsim/config/flow_sizes.h"
+#include "nicsim/report/emodel.h"
+
 namespace nicsim::config {
 namespace {
 
@@ -109,14 +113,69 @@ TrafficPlan plan(const Scenario& s) {
     plan.probes.push_back(
         probe_of(s, s.traffic.udp_probe[i], numbered("udp", i), false, entry("udp_probe", i)));
   }
+  for (size_t i = 0; i < s.traffic.udp_flood.size(); ++i) {
+    const UdpFloodConfig& c = s.traffic.udp_flood[i];
+    FloodPlan f;
+    f.name = numbered("udp_flood", i);
+    std::tie(f.from, f.to) = endpoints(s, c.from, c.to, entry("udp_flood", i));
+    f.rate = c.rate;
+    f.size = c.size;
+    f.start = c.start;
+    f.stop = stop_of(c.stop, s.duration);
+    f.dscp = c.dscp;
+    plan.floods.push_back(std::move(f));
+  }
+  for (size_t i = 0; i < s.traffic.voip.size(); ++i) {
+    const VoipConfig& c = s.traffic.voip[i];
+    const report::VoipCodec* codec = report::voip_codec(c.codec);
+    if (codec == nullptr) {
+      throw std::invalid_argument(entry("voip", i) + ": unknown codec '" + c.codec + "'");
+    }
+    FloodPlan f;
+    f.name = numbered("voip", i);
+    std::tie(f.from, f.to) = endpoints(s, c.from, c.to, entry("voip", i));
+    // One packet per interval: payload * 8 bits per interval, in bit/s (exact for 20 ms).
+    f.rate = Rate::bps(
+        static_cast<uint64_t>(codec->payload * 8 * 1'000'000'000 / codec->interval.count_ns()));
+    f.size = codec->payload;
+    f.start = c.start;
+    f.stop = stop_of(c.stop, s.duration);
+    f.dscp = c.dscp;
+    f.codec = c.codec;
+    plan.floods.push_back(std::move(f));
+  }
+  for (size_t i = 0; i < s.traffic.transfers.size(); ++i) {
+    const TransfersConfig& c = s.traffic.transfers[i];
+    TransferSetPlan set;
+    set.name = numbered("transfers", i);
+    std::tie(set.client, set.server) = endpoints(s, c.from, c.to, entry("transfers", i));
+    set.dscp = c.dscp;
+    set.cc = c.cc.value_or(s.hosts[set.server].tcp.cc);
+    set.ecn = flow_ecn(std::nullopt, set.cc, s.hosts[set.server].tcp);
+    const size_t index = plan.transfer_sets.size();
+    plan.transfer_sets.push_back(std::move(set));
+    // Each entry its own stream of random numbers, from the run's seed.
+    const uint64_t seed = s.seed ^ (0x9E3779B97F4A7C15ull * (i + 1));
+    for (const TransferDraw& d : draw_transfers(c.sizes, c.size, 1.0 / c.interval.to_seconds(),
+                                                c.start, stop_of(c.stop, s.duration), seed)) {
+      plan.transfers.push_back(TransferPlan{index, d.at, d.size});
+    }
+  }
   for (size_t i = 0; i < s.traffic.rrul.size(); ++i) {
     const RrulConfig& c = s.traffic.rrul[i];
     const auto [client, server] = endpoints(s, c.from, c.to, entry("rrul", i));
     const TcpConfig& ct = s.hosts[client].tcp;
     const TcpConfig& st = s.hosts[server].tcp;
-    add_rrul(plan, RrulPlan{client, server, c.start, c.load_start(), c.load_end(), c.end(),
-                            c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
-                            flow_ecn(std::nullopt, st.cc, st)});
+    if (c.test == "rrul") {
+      add_rrul(plan, RrulPlan{client, server, c.start, c.load_start(), c.load_end(), c.end(),
+                              c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
+                              flow_ecn(std::nullopt, st.cc, st)});
+    } else {
+      add_flent_test(plan,
+                     FlentTestPlan{c.test, client, server, c.start, c.load_start(), c.load_end(),
+                                   c.end(), c.probe_interval, c.streams, ct.cc, st.cc, &ct, &st});
+      plan.flent_test = c.test;
+    }
     plan.interval = c.bin;  // rrul's throughput bins are the run's intervals
   }
   return plan;
@@ -198,6 +257,7 @@ report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_inte
   l.duration = plan.duration;
   l.interval = plan.interval.value_or(default_interval);
   l.network = plan.network;
+  l.flent_test = plan.flent_test;
   for (const FlowPlan& f : plan.flows) {
     l.flows.push_back(report::FlowSpec{dir(f.from, f.to), f.name, f.dscp, f.start, f.stop,
                                        name(f.from), name(f.to)});
@@ -208,6 +268,15 @@ report::RunLayout recorder_layout(const TrafficPlan& plan, Duration default_inte
   }
   for (const PhasePlan& ph : plan.phases) {
     l.phases.push_back(report::PhaseSpec{ph.name, ph.start, ph.end});
+  }
+  for (const TransferSetPlan& t : plan.transfer_sets) {
+    l.transfer_sets.push_back(report::TransferSetSpec{t.name, dir(t.server, t.client), t.dscp,
+                                                      name(t.client), name(t.server)});
+  }
+  for (const FloodPlan& f : plan.floods) {
+    l.floods.push_back(report::FloodSpec{f.name, dir(f.from, f.to), f.dscp,
+                                         static_cast<double>(f.rate.bits_per_sec()), f.size,
+                                         f.start, f.stop, name(f.from), name(f.to), f.codec});
   }
   return l;
 }

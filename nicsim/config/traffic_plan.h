@@ -58,6 +58,42 @@ struct ProbePlan {
   bool operator==(const ProbePlan&) const = default;
 };
 
+// Unresponsive constant-rate UDP (flent's udp_flood): datagram k (0-based) of `size` payload
+// bytes leaves `from` at start + rate.transmit_time(k * size) while that is before `stop`.
+struct FloodPlan {
+  std::string name;  // result key: "udp_flood", "udp_flood-2", ..., "voip", "voip-2", ...
+  size_t from = 0;
+  size_t to = 1;
+  Rate rate;         // UDP payload bits per second (iperf -b)
+  int64_t size = 0;  // UDP payload bytes
+  Duration start;
+  Duration stop;
+  uint8_t dscp = 0;
+  // "" for udp_flood; a [[traffic.voip]]'s codec (report::voip_codec), whose packets are
+  // `size` bytes every codec interval (rate = size * 8 / interval, exact)
+  std::string codec;
+  bool operator==(const FloodPlan&) const = default;
+};
+
+// One [[traffic.transfers]] entry: where its transfers run and under which result key.
+struct TransferSetPlan {
+  std::string name;   // "transfers", "transfers-2", ...
+  size_t client = 0;  // requests and receives
+  size_t server = 1;  // sends each response on a new TCP connection
+  uint8_t dscp = 0;
+  std::string cc;  // the server's sending socket
+  std::string ecn = "off";
+  bool operator==(const TransferSetPlan&) const = default;
+};
+
+// One request/response: at `at` the client asks, the server answers with `size` bytes.
+struct TransferPlan {
+  size_t set = 0;  // index into TrafficPlan::transfer_sets
+  Duration at;
+  int64_t size = 0;
+  bool operator==(const TransferPlan&) const = default;
+};
+
 struct PhasePlan {
   std::string name;
   Duration start;
@@ -78,6 +114,14 @@ struct TrafficPlan {
   std::vector<FlowPlan> flows;
   std::vector<ProbePlan> probes;  // in creation order: result keys and probe ids follow it
   std::vector<PhasePlan> phases;  // rrul: idle_before, load, idle_after
+  std::vector<FloodPlan> floods;  // [[traffic.udp_flood]] in order, then [[traffic.voip]]
+  std::vector<TransferSetPlan> transfer_sets;  // [[traffic.transfers]] in order
+  // Every transfer of the run, drawn once from the scenario's seed (config/flow_sizes.h), in
+  // arrival order within each set, sets one after the other.
+  std::vector<TransferPlan> transfers;
+  // [[traffic.flent]]: flent's test name (not rrul: rrul's results are recognised by their
+  // series names); "" otherwise. The flent export names the file's test after it.
+  std::string flent_test;
   bool operator==(const TrafficPlan&) const = default;
 };
 

@@ -90,6 +90,9 @@ TEST(BackendPlan, SimulatorAndLiveRunTheSameTrafficForEveryShippedScenario) {
         EXPECT_EQ(a.stop, b.stop) << a.name;
       }
       EXPECT_EQ(sim.phases, live.phases);
+      EXPECT_EQ(sim.floods, live.floods);
+      EXPECT_EQ(sim.transfer_sets, live.transfer_sets);
+      EXPECT_EQ(sim.transfers, live.transfers);
       EXPECT_EQ(sim.interval, live.interval.value_or(Duration::s(1)));
     }
   }

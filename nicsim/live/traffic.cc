@@ -975,6 +975,11 @@ bool icmp_available() {
 
 report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
                         const ClientOptions& options) {
+  if (!plan.floods.empty() || !plan.transfer_sets.empty()) {
+    throw LiveError(
+        "udp_flood, voip and transfers: the live traffic engine does not run them yet "
+        "(simulator only)");
+  }
   Engine engine(plan, std::move(info), options);
   return engine.run();
 }

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -155,7 +156,36 @@ Naming nflows_naming(const Run& run) {
   return n;
 }
 
+// A run of one of flent's tests (Run::flent_test, config/flent_tests.h): the flows carry
+// flent's series names; the probes are named "ping" (-> "Ping (ms) ICMP") and "udp_<class>"
+// (-> "Ping (ms) UDP <CLASS>", e.g. udp_cs1 -> "Ping (ms) UDP CS1", udp_be2 -> "UDP BE2").
+Naming flent_test_naming(const Run& run) {
+  Naming n{run.flent_test, {}, {}};
+  for (Direction d : kDirections) {
+    for (const FlowTransfer& f : run.transfer[d].flows) {
+      n.flows.push_back({d, &f, f.name});
+    }
+  }
+  for (const auto& [name, p] : run.latency_ms) {
+    std::string s = "Ping (ms) " + name;
+    if (p.kind == "icmp" && name == "ping") {
+      s = "Ping (ms) ICMP";
+    } else if (p.kind == "udp" && name.rfind("udp_", 0) == 0) {
+      std::string cls = name.substr(4);
+      for (char& c : cls) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      }
+      s = "Ping (ms) UDP " + cls;
+    }
+    n.probes.push_back({name, &p, s});
+  }
+  return n;
+}
+
 Naming naming(const Run& run) {
+  if (!run.flent_test.empty()) {
+    return flent_test_naming(run);
+  }
   if (std::optional<Naming> n = rrul_naming(run)) {
     return *n;
   }
@@ -322,6 +352,11 @@ std::string flent_json(const Results& results, size_t run_index) {
   metadata["STEP_SIZE"] = run.intervals.front().end_s - run.intervals.front().start_s;
   metadata["IP_VERSION"] = 4;
   Json tp = Json::object();
+  if (n.test == "tcp_nup") {
+    tp["upload_streams"] = std::to_string(run.transfer.a_to_b.flows.size());
+  } else if (n.test == "tcp_ndown") {
+    tp["download_streams"] = std::to_string(run.transfer.b_to_a.flows.size());
+  }
   if (n.test == "rrul_be_nflows") {
     tp["upload_streams"] = std::to_string(run.transfer.a_to_b.flows.size());
     tp["download_streams"] = std::to_string(run.transfer.b_to_a.flows.size());

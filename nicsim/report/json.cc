@@ -628,6 +628,67 @@ const Table<FlowTransfer>& flow_transfer_table() {
   return t;
 }
 
+const Table<FloodResult>& flood_table() {
+  using S = FloodResult;
+  static const Table<S> t = {
+      field("direction", &S::direction, kString, R"({"enum": ["a->b", "b->a"]})"),
+      field("dscp", &S::dscp, kDscp, ref("dscp")),
+      field("rate_bps", &S::rate_bps, kNumber, ref("nonnegative")),
+      field("size", &S::size, kInteger, ref("count")),
+      field("sent", &S::sent, kCount, ref("count")),
+      field("received", &S::received, kCount, ref("count")),
+      field("lost", &S::lost, kCount, ref("count")),
+      field("loss_pct", &S::loss_pct, kNumber,
+            R"({"type": "number", "minimum": 0, "maximum": 100})"),
+      field("received_bps", &S::received_bps, kNumber, ref("nonnegative")),
+      field("one_way", &S::one_way, kStats, ref("stats")),
+      field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
+      field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty)};
+  return t;
+}
+
+const Table<VoipResult>& voip_table() {
+  using S = VoipResult;
+  static const Table<S> t = {
+      field("direction", &S::direction, kString, R"({"enum": ["a->b", "b->a"]})"),
+      field("dscp", &S::dscp, kDscp, ref("dscp")),
+      field("codec", &S::codec, kString, type(R"("string")")),
+      field("interval_ms", &S::interval_ms, kNumber, ref("nonnegative")),
+      field("size", &S::size, kInteger, ref("count")),
+      field("sent", &S::sent, kCount, ref("count")),
+      field("received", &S::received, kCount, ref("count")),
+      field("lost", &S::lost, kCount, ref("count")),
+      field("loss_pct", &S::loss_pct, kNumber,
+            R"({"type": "number", "minimum": 0, "maximum": 100})"),
+      field("one_way", &S::one_way, kStats, ref("stats")),
+      field("ipdv_mean_abs_ms", &S::ipdv_mean_abs_ms, kNumber, ref("nonnegative")),
+      field("ipdv_p99_ms", &S::ipdv_p99_ms, kNumber, ref("nonnegative")),
+      field("loss_bursts", &S::loss_bursts, kCount, ref("count")),
+      field("longest_burst", &S::longest_burst, kCount, ref("count")),
+      field("burst_ratio", &S::burst_ratio, kNumber, ref("nonnegative")),
+      field("mouth_to_ear_ms", &S::mouth_to_ear_ms, kNumber, type(R"("number")")),
+      field("r_factor", &S::r_factor, kNumber, type(R"("number")")),
+      field("mos", &S::mos, kNumber, R"({"type": "number", "minimum": 1, "maximum": 4.5})"),
+      field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
+      field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty)};
+  return t;
+}
+
+const Table<TransfersResult>& transfers_table() {
+  using S = TransfersResult;
+  static const Table<S> t = {
+      field("direction", &S::direction, kString, R"({"enum": ["a->b", "b->a"]})"),
+      field("dscp", &S::dscp, kDscp, ref("dscp")),
+      field("started", &S::started, kCount, ref("count")),
+      field("completed", &S::completed, kCount, ref("count")),
+      field("bytes", &S::bytes, kCount, ref("count")),
+      field("fct_ms", &S::fct_ms, kStats, ref("stats")),
+      field("buckets", &S::buckets, map_of(kStats), map_schema(ref("stats"))),
+      field("from", &S::from, kString, ref("host_name"), P::kOmitEmpty),
+      field("to", &S::to, kString, ref("host_name"), P::kOmitEmpty)};
+  return t;
+}
+
 const Table<PairTransfer>& pair_transfer_table() {
   using S = PairTransfer;
   static const Table<S> t = {
@@ -827,7 +888,15 @@ const Table<Run>& run_table() {
       field("nodes", &S::nodes, map_of(object_of(node_table)), map_schema(ref("node")),
             P::kOmitEmpty),
       // campaigns with repetitions (issue 14): absent otherwise
-      optional_field("repetition", &S::repetition, kCount, ref("count"))};
+      optional_field("repetition", &S::repetition, kCount, ref("count")),
+      // [[traffic.udp_flood]] (issue 12): absent without floods
+      field("udp_flood", &S::udp_flood, map_of(object_of(flood_table)),
+            map_schema(ref("udp_flood")), P::kOmitEmpty),
+      field("voip", &S::voip, map_of(object_of(voip_table)), map_schema(ref("voip")),
+            P::kOmitEmpty),
+      field("transfers", &S::transfers, map_of(object_of(transfers_table)),
+            map_schema(ref("transfers")), P::kOmitEmpty),
+      field("flent_test", &S::flent_test, kString, type(R"("string")"), P::kOmitEmpty)};
   return t;
 }
 
@@ -931,6 +1000,9 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/direction_transfer", transfer_table()),
           spec("/$defs/direction_transfer/properties/flows/items", flow_transfer_table()),
           spec("/$defs/flow_ecn", flow_ecn_table()),
+          spec("/$defs/udp_flood", flood_table()),
+          spec("/$defs/voip", voip_table()),
+          spec("/$defs/transfers", transfers_table()),
           spec("/$defs/pair_transfer", pair_transfer_table()),
           spec("/$defs/stage_list/items", stage_table()),
           spec("/$defs/comparison", comparison_table()),

@@ -278,6 +278,73 @@ struct NodeResult {
   bool operator==(const NodeResult&) const = default;
 };
 
+// One [[traffic.udp_flood]]: unresponsive constant-rate UDP (flent's udp_flood). Loss follows
+// the probes' rule: a datagram still missing at the end counts as lost only if it was sent at
+// least kLossHorizon (1 s) before the end (in 10 ms steps of send time, run_recorder.h).
+struct FloodResult {
+  std::string direction;  // "a->b" | "b->a": the data direction
+  uint8_t dscp = 0;
+  double rate_bps = 0;      // offered UDP payload rate (iperf -b)
+  int64_t size = 0;         // UDP payload bytes per datagram
+  uint64_t sent = 0;        // datagrams the application sent
+  uint64_t received = 0;    // datagrams that arrived
+  uint64_t lost = 0;        // sent before the loss horizon and never arrived
+  double loss_pct = 0;      // lost / datagrams sent before the loss horizon, in %
+  double received_bps = 0;  // payload bits that arrived per second of the flood's window
+  LatencyStats one_way;     // one-way delay of the datagrams that arrived (ms); `lost` as above
+  std::string from{};       // sending host, in a network ("" in the two-host form)
+  std::string to{};
+  bool operator==(const FloodResult&) const = default;
+};
+
+// One [[traffic.voip]]: isochronous voice packets (one RTP packet per codec interval), with
+// RFC 3393 IPDV, loss bursts and an ITU-T G.107 E-model estimate (emodel.h). Packets are judged
+// lost by the probes' rule (sent at least kLossHorizon before the end, never arrived).
+struct VoipResult {
+  std::string direction;  // "a->b" | "b->a"
+  uint8_t dscp = 0;
+  std::string codec;       // "g711", "g729a"
+  double interval_ms = 0;  // one packet per interval
+  int64_t size = 0;        // UDP payload bytes (RTP header + codec frames)
+  uint64_t sent = 0;       // packets sent
+  uint64_t received = 0;   // packets that arrived
+  uint64_t lost = 0;       // judged packets that never arrived
+  double loss_pct = 0;     // lost / judged x 100
+  LatencyStats one_way;    // one-way delay of the packets that arrived (ms)
+  // IPDV (RFC 3393): D(i+1) - D(i) for every pair of consecutive packets (by sequence number)
+  // that both arrived; mean of |IPDV| and the 99th percentile of |IPDV|, ms. 0 with < 2 pairs.
+  double ipdv_mean_abs_ms = 0;
+  double ipdv_p99_ms = 0;
+  uint64_t loss_bursts = 0;    // runs of consecutive lost packets
+  uint64_t longest_burst = 0;  // the longest run, packets
+  double burst_ratio = 1;      // G.107 BurstR = 1 / (p + q) (two-state Markov fit); 1 = random
+  // E-model: Ta = p99 one-way delay + the codec interval (packetisation); Ppl = loss_pct.
+  double mouth_to_ear_ms = 0;
+  double r_factor = 0;
+  double mos = 0;
+  std::string from{};
+  std::string to{};
+  bool operator==(const VoipResult&) const = default;
+};
+
+// One [[traffic.transfers]] entry: flow completion times (FCT: from the client's request to
+// the last response byte delivered to the client's application), overall and per size bucket.
+// A transfer not complete at the end counts in `lost` if it started at least kLossHorizon
+// before the end, else it is left out (it may still finish).
+struct TransfersResult {
+  std::string direction;  // the responses' data direction, "a->b" | "b->a"
+  uint8_t dscp = 0;
+  uint64_t started = 0;    // requests made
+  uint64_t completed = 0;  // responses delivered in full
+  uint64_t bytes = 0;      // response bytes delivered to the client
+  LatencyStats fct_ms;     // completed transfers (count), incomplete ones (lost)
+  // By response size: "<10KB", "10KB-100KB", "100KB-1MB", ">=1MB" (KB = 1000 B); all four.
+  std::map<std::string, LatencyStats> buckets;
+  std::string from{};  // the client, in a network
+  std::string to{};    // the server
+  bool operator==(const TransfersResult&) const = default;
+};
+
 struct Run {
   std::string label;             // "bql=true rate=1Gbit" ("" for a scenario without [vary])
   std::vector<RunParam> params;  // in [vary] order
@@ -309,6 +376,15 @@ struct Run {
   // Campaigns with repetitions ([scenario] repeat, --repeat; docs/campaigns.md): this run's
   // repetition, 0-based (its seed is derived from the scenario's); absent without repetitions.
   std::optional<uint64_t> repetition{};
+  // [[traffic.udp_flood]] results by name ("udp_flood", "udp_flood-2", ...); absent without.
+  std::map<std::string, FloodResult> udp_flood{};
+  // [[traffic.voip]] results by name ("voip", "voip-2", ...); absent without.
+  std::map<std::string, VoipResult> voip{};
+  // [[traffic.transfers]] results by name ("transfers", "transfers-2", ...); absent without.
+  std::map<std::string, TransfersResult> transfers{};
+  // flent's test this run's traffic is ([[traffic.flent]], nicsim flent-test), except rrul;
+  // "" otherwise. The flent export uses it as the file's test name.
+  std::string flent_test{};
   bool operator==(const Run&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nicsim/report/emodel.h"
 #include "nicsim/report/latency_recorder.h"
 #include "nicsim/report/latency_under_load.h"
 
@@ -25,7 +26,8 @@ RunRecorder::RunRecorder(RunInfo info, RunLayout layout)
     : info_(std::move(info)),
       layout_(std::move(layout)),
       flows_(layout_.flows.size()),
-      probes_(layout_.probes.size()) {}
+      probes_(layout_.probes.size()),
+      floods_(layout_.floods.size()) {}
 
 Time RunRecorder::next_boundary() const {
   return min(last_boundary_ + layout_.interval, Time::zero() + layout_.duration);
@@ -88,6 +90,203 @@ void RunRecorder::probe_answered(size_t probe, uint64_t sample, Duration rtt,
   ++p.interval_count;
 }
 
+namespace {
+
+// The kFloodStep a send time falls in, growing `v` to hold it.
+uint64_t& step_of(std::vector<uint64_t>& v, Time sent) {
+  const size_t k = static_cast<size_t>(std::max<int64_t>(0, sent.since_epoch() / kFloodStep));
+  if (v.size() <= k) {
+    v.resize(k + 1, 0);
+  }
+  return v[k];
+}
+
+}  // namespace
+
+uint64_t RunRecorder::flood_sent(size_t flood, Time sent) {
+  FloodState& f = floods_[flood];
+  ++step_of(f.sent, sent);
+  if (!layout_.floods[flood].codec.empty()) {
+    f.sent_at.push_back(sent);
+    f.delay.emplace_back();
+  }
+  return f.sent_total++;
+}
+
+void RunRecorder::flood_received(size_t flood, uint64_t seq, Time sent, Duration one_way) {
+  FloodState& f = floods_[flood];
+  if (seq < f.delay.size()) {
+    f.delay[seq] = one_way;
+  }
+  ++step_of(f.received, sent);
+  ++f.received_total;
+  f.one_way.add(one_way);
+}
+
+// One flood's result. Only datagrams sent in steps that ended at least kLossHorizon before
+// `end` can count as lost (later ones may still be on their way); every arrival counts.
+FloodResult RunRecorder::flood_result(size_t flood, Time end) const {
+  const FloodSpec& spec = layout_.floods[flood];
+  const FloodState& st = floods_[flood];
+  uint64_t judged = 0;
+  uint64_t lost = 0;
+  for (size_t k = 0; k < st.sent.size(); ++k) {
+    const Time step_end = Time::zero() + kFloodStep * static_cast<int64_t>(k + 1);
+    if (step_end + kLossHorizon > end) {
+      break;
+    }
+    const uint64_t arrived = k < st.received.size() ? st.received[k] : 0;
+    judged += st.sent[k];
+    lost += st.sent[k] - std::min(st.sent[k], arrived);
+  }
+  FloodResult r;
+  r.direction = std::string(direction_key(spec.dir));
+  r.dscp = spec.dscp;
+  r.rate_bps = spec.rate_bps;
+  r.size = spec.size;
+  r.sent = st.sent_total;
+  r.received = st.received_total;
+  r.lost = lost;
+  r.loss_pct = judged == 0 ? 0.0 : 100.0 * static_cast<double>(lost) / static_cast<double>(judged);
+  const Duration window = min(spec.stop, end.since_epoch()) - spec.start;
+  r.received_bps =
+      window > Duration::zero()
+          ? bits_per_second(r.received * static_cast<uint64_t>(spec.size), window.to_seconds())
+          : 0.0;
+  r.one_way = st.one_way.stats();
+  r.one_way.lost = lost;
+  r.from = spec.from;
+  r.to = spec.to;
+  return r;
+}
+
+// One voice stream: the packets sent at least kLossHorizon before `end` are judged (lost if
+// they never arrived); later ones count only if they arrived. IPDV pairs consecutive sequence
+// numbers that both arrived (RFC 3393 §2.5's "consecutive packets" selection).
+VoipResult RunRecorder::voip_result(size_t flood, Time end) const {
+  const FloodSpec& spec = layout_.floods[flood];
+  const FloodState& st = floods_[flood];
+  const VoipCodec* codec = voip_codec(spec.codec);
+  VoipResult v;
+  v.direction = std::string(direction_key(spec.dir));
+  v.dscp = spec.dscp;
+  v.codec = spec.codec;
+  v.interval_ms = codec != nullptr ? codec->interval.to_ms() : 0.0;
+  v.size = spec.size;
+  v.sent = st.sent_total;
+  v.received = st.received_total;
+  v.from = spec.from;
+  v.to = spec.to;
+  LatencyRecorder ipdv;
+  uint64_t judged = 0;
+  uint64_t run = 0;  // the current burst of losses
+  // Two-state Markov fit: transitions received->lost, received->any, lost->received, lost->any.
+  uint64_t r_to_l = 0, r_any = 0, l_to_r = 0, l_any = 0;
+  std::optional<bool> prev_lost;
+  for (size_t k = 0; k < st.delay.size(); ++k) {
+    const bool arrived = st.delay[k].has_value();
+    if (!arrived && st.sent_at[k] + kLossHorizon > end) {
+      break;  // may still be on its way: this one and every later one are not judged
+    }
+    ++judged;
+    if (k > 0 && arrived && st.delay[k - 1]) {
+      const Duration d = *st.delay[k] - *st.delay[k - 1];
+      ipdv.add(d < Duration::zero() ? Duration::zero() - d : d);
+    }
+    if (!arrived) {
+      ++v.lost;
+      ++run;
+      v.longest_burst = std::max(v.longest_burst, run);
+    } else if (run > 0) {
+      ++v.loss_bursts;
+      run = 0;
+    }
+    if (prev_lost) {
+      (*prev_lost ? l_any : r_any) += 1;
+      if (*prev_lost && arrived) ++l_to_r;
+      if (!*prev_lost && !arrived) ++r_to_l;
+    }
+    prev_lost = !arrived;
+  }
+  if (run > 0) {
+    ++v.loss_bursts;
+  }
+  v.loss_pct =
+      judged == 0 ? 0.0 : 100.0 * static_cast<double>(v.lost) / static_cast<double>(judged);
+  v.one_way = st.one_way.stats();
+  v.one_way.lost = v.lost;
+  if (ipdv.count() > 0) {
+    v.ipdv_mean_abs_ms = ipdv.mean_ns() / 1e6;
+    v.ipdv_p99_ms = ipdv.percentile_ns(99) / 1e6;
+  }
+  const double p = r_any == 0 ? 0.0 : static_cast<double>(r_to_l) / static_cast<double>(r_any);
+  const double q = l_any == 0 ? 1.0 : static_cast<double>(l_to_r) / static_cast<double>(l_any);
+  v.burst_ratio = v.lost == 0 || p + q <= 0.0 ? 1.0 : 1.0 / (p + q);
+  v.mouth_to_ear_ms = v.one_way.p99 + v.interval_ms;
+  const EModelCodec factors = codec != nullptr ? codec->emodel : EModelCodec{};
+  v.r_factor = emodel_r(factors, v.mouth_to_ear_ms, v.loss_pct, v.burst_ratio);
+  v.mos = emodel_mos(v.r_factor);
+  return v;
+}
+
+uint64_t RunRecorder::transfer_started(size_t set, int64_t size, Time at) {
+  transfers_.push_back(Transfer{set, size, at, std::nullopt});
+  return transfers_.size() - 1;
+}
+
+void RunRecorder::transfer_completed(uint64_t id, Time at) {
+  if (id < transfers_.size() && !transfers_[id].end) {
+    transfers_[id].end = at;
+  }
+}
+
+namespace {
+
+// The size buckets of TransfersResult::buckets (KB = 1000 bytes).
+const char* size_bucket(int64_t bytes) {
+  if (bytes < 10'000) return "<10KB";
+  if (bytes < 100'000) return "10KB-100KB";
+  if (bytes < 1'000'000) return "100KB-1MB";
+  return ">=1MB";
+}
+
+}  // namespace
+
+TransfersResult RunRecorder::transfers_result(size_t set, Time end) const {
+  const TransferSetSpec& spec = layout_.transfer_sets[set];
+  TransfersResult r;
+  r.direction = std::string(direction_key(spec.dir));
+  r.dscp = spec.dscp;
+  r.from = spec.from;
+  r.to = spec.to;
+  LatencyRecorder all;
+  std::map<std::string, LatencyRecorder> buckets;
+  for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
+    buckets[b];
+  }
+  for (const Transfer& t : transfers_) {
+    if (t.set != set) {
+      continue;
+    }
+    ++r.started;
+    LatencyRecorder& bucket = buckets[size_bucket(t.size)];
+    if (t.end) {
+      ++r.completed;
+      r.bytes += static_cast<uint64_t>(t.size);
+      all.add(*t.end - t.start);
+      bucket.add(*t.end - t.start);
+    } else if (t.start + kLossHorizon <= end) {
+      all.add_loss();
+      bucket.add_loss();
+    }
+  }
+  r.fct_ms = all.stats();
+  for (const auto& [name, rec] : buckets) {
+    r.buckets[name] = rec.stats();
+  }
+  return r;
+}
+
 Run RunRecorder::finish(Time end, std::span<const FlowCounters> counters,
                         std::span<const FlowTotals> totals) {
   if (last_boundary_ < end) {
@@ -99,9 +298,20 @@ Run RunRecorder::finish(Time end, std::span<const FlowCounters> counters,
   out_.seed = info_.seed;
   out_.config_toml = info_.config_toml;
   out_.duration_s = end.to_seconds();
+  out_.flent_test = layout_.flent_test;
   add_transfers(end, totals);
   for (size_t i = 0; i < probes_.size(); ++i) {
     out_.latency_ms[layout_.probes[i].name] = probe_result(i, end);
+  }
+  for (size_t i = 0; i < layout_.transfer_sets.size(); ++i) {
+    out_.transfers[layout_.transfer_sets[i].name] = transfers_result(i, end);
+  }
+  for (size_t i = 0; i < floods_.size(); ++i) {
+    if (layout_.floods[i].codec.empty()) {
+      out_.udp_flood[layout_.floods[i].name] = flood_result(i, end);
+    } else {
+      out_.voip[layout_.floods[i].name] = voip_result(i, end);
+    }
   }
   const Duration ran = end.since_epoch();
   for (const PhaseSpec& ph : layout_.phases) {

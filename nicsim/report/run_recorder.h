@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "nicsim/core/time.h"
+#include "nicsim/report/latency_recorder.h"
 #include "nicsim/report/results.h"
 
 namespace nicsim::report {
@@ -69,6 +70,33 @@ struct ProbeSpec {
   std::string to{};      // answering host, idem
 };
 
+// A constant-rate UDP flood (udp_flood): its datagrams are counted, not stored one by one.
+struct FloodSpec {
+  std::string name;  // the result key
+  Direction dir = Direction::kAtoB;
+  uint8_t dscp = 0;
+  double rate_bps = 0;  // offered UDP payload rate
+  int64_t size = 0;     // UDP payload bytes
+  Duration start;
+  Duration stop;
+  std::string from{};  // in a network ("" in the two-host form)
+  std::string to{};
+  std::string codec{};  // "" for udp_flood; a voip codec (report::voip_codec): Run::voip
+};
+
+// A set of request/response transfers (one [[traffic.transfers]]).
+struct TransferSetSpec {
+  std::string name;
+  Direction dir = Direction::kBtoA;  // the responses' direction (server -> client)
+  uint8_t dscp = 0;
+  std::string from{};  // the client, in a network
+  std::string to{};    // the server
+};
+
+// Floods count sends and arrivals per step of send time, so that the loss rule (kLossHorizon)
+// needs no per-datagram storage.
+inline constexpr Duration kFloodStep = Duration::ms(10);
+
 struct PhaseSpec {
   std::string name;
   Duration start;
@@ -84,6 +112,9 @@ struct RunLayout {
   std::vector<PhaseSpec> phases;  // in time order; cut at the end of a run stopped early
   // A network's run: Run::fairness is set (flows and probes name their hosts in from / to).
   bool network = false;
+  std::vector<FloodSpec> floods{};
+  std::vector<TransferSetSpec> transfer_sets{};
+  std::string flent_test{};  // Run::flent_test
 };
 
 // One flow's counters at an interval boundary (cumulative since the flow started).
@@ -133,6 +164,19 @@ class RunRecorder {
   void probe_answered(size_t probe, uint64_t sample, Duration rtt,
                       std::optional<Duration> back = std::nullopt);
 
+  // ---- floods (udp_flood) ----
+  // A datagram of flood `flood` left the application at `sent`; returns its sequence number
+  // (0, 1, ... in send order).
+  uint64_t flood_sent(size_t flood, Time sent);
+  // Datagram `seq`, sent at `sent`, arrived `one_way` later.
+  void flood_received(size_t flood, uint64_t seq, Time sent, Duration one_way);
+
+  // ---- transfers ----
+  // Transfer of set `set` and `size` bytes requested at `at`; returns its id (0, 1, ...).
+  uint64_t transfer_started(size_t set, int64_t size, Time at);
+  // Its last byte reached the client's application at `at`.
+  void transfer_completed(uint64_t id, Time at);
+
   // ---- the end ----
   // The Run: closes the last interval at `end` (with `counters`) if it is still open, then
   // transfer totals (one FlowTotals per layout flow), probe statistics and series (kLossHorizon
@@ -155,7 +199,27 @@ class RunRecorder {
     uint64_t last_retransmits = 0;
   };
 
+  struct FloodState {
+    // Per kFloodStep of send time since the run's start: datagrams sent and arrived.
+    std::vector<uint64_t> sent, received;
+    uint64_t sent_total = 0, received_total = 0;
+    LatencyRecorder one_way;
+    // voip only: every packet's send time and one-way delay by sequence number.
+    std::vector<Time> sent_at;
+    std::vector<std::optional<Duration>> delay;
+  };
+
   void add_transfers(Time end, std::span<const FlowTotals> totals);
+  struct Transfer {
+    size_t set = 0;
+    int64_t size = 0;
+    Time start;
+    std::optional<Time> end;
+  };
+
+  FloodResult flood_result(size_t flood, Time end) const;
+  TransfersResult transfers_result(size_t set, Time end) const;
+  VoipResult voip_result(size_t flood, Time end) const;
   ProbeLatency probe_result(size_t probe, Time end) const;
   std::optional<double> measured(const std::string& metric) const;
   void compare_published();
@@ -164,6 +228,8 @@ class RunRecorder {
   RunLayout layout_;
   std::vector<FlowState> flows_;
   std::vector<ProbeState> probes_;
+  std::vector<FloodState> floods_;
+  std::vector<Transfer> transfers_;
   Time last_boundary_;
   Run out_;
 };

@@ -184,3 +184,44 @@ TEST(RunRecorder, RunInfoAndThePublishedComparisonAreCarriedOver) {
 
 }  // namespace
 }  // namespace nicsim::report
+
+namespace nicsim::report {
+namespace {
+
+// udp_flood: counts, the loss horizon in 10 ms steps of send time, one-way statistics, the rate
+// that arrived over the flood's window.
+TEST(RunRecorder, FloodLossFollowsTheHorizonAndArrivalsAllCount) {
+  RunLayout l;
+  l.duration = Duration::s(3);
+  l.floods = {
+      FloodSpec{"udp_flood", Direction::kBtoA, 46, 8000, 100, Duration::zero(), Duration::s(3)}};
+  RunRecorder r(RunInfo{}, l);
+  // One datagram every 100 ms: 30 in all, sent at 0, 100, ..., 2900 ms.
+  for (int64_t k = 0; k < 30; ++k) {
+    const Time sent = at_ms(100 * k);
+    const uint64_t seq = r.flood_sent(0, sent);
+    EXPECT_EQ(seq, static_cast<uint64_t>(k));
+    // Every third is lost; the others take 5 ms. Datagram 29 (sent at 2.9 s) is lost too but
+    // within the last second, as are 20..28: only losses sent before 2.0 s count.
+    if (k % 3 != 0 && k != 29) {
+      r.flood_received(0, seq, sent, Duration::ms(5));
+    }
+  }
+  const report::Run run = r.finish(at_ms(3000), {}, {});
+  const FloodResult& f = run.udp_flood.at("udp_flood");
+  EXPECT_EQ(f.direction, "b->a");
+  EXPECT_EQ(f.dscp, 46);
+  EXPECT_EQ(f.sent, 30u);
+  EXPECT_EQ(f.received, 19u);  // 20 of k % 3 != 0, without 29
+  // Judged: sent before 2.0 s (k = 0..19); lost among them: k = 0, 3, ..., 18 (7).
+  EXPECT_EQ(f.lost, 7u);
+  EXPECT_DOUBLE_EQ(f.loss_pct, 100.0 * 7 / 20);
+  EXPECT_EQ(f.one_way.count, 19u);
+  EXPECT_EQ(f.one_way.lost, 7u);
+  EXPECT_DOUBLE_EQ(f.one_way.p50, 5.0);
+  // 19 x 100 bytes over 3 s.
+  EXPECT_DOUBLE_EQ(f.received_bps, 19 * 100 * 8 / 3.0);
+}
+
+}  // namespace
+}  // namespace nicsim::report

@@ -518,6 +518,77 @@ std::string format_stage_table(const Run& run) {
   return out;
 }
 
+std::string format_voip_table(const Run& run) {
+  if (run.voip.empty()) {
+    return "";
+  }
+  std::string out =
+      "voip        dir     codec  lost/sent        bursts (longest)  one-way ms "
+      "mean / p99    IPDV ms mean / p99    R      MOS\n";
+  for (const auto& [name, v] : run.voip) {
+    const std::string dir = v.from.empty() ? v.direction : v.from + "->" + v.to;
+    out += left(name, 11) + " " + left(dir, 7) + " " + left(v.codec, 6) + " " +
+           left(printf_string("%" PRIu64 "/%" PRIu64 " (%.2g%%)", v.lost, v.sent, v.loss_pct), 16) +
+           " " +
+           left(printf_string("%" PRIu64 " (%" PRIu64 ")", v.loss_bursts, v.longest_burst), 17) +
+           " " + left(ms3(v.one_way.mean) + " / " + ms3(v.one_way.p99), 21) + " " +
+           left(ms3(v.ipdv_mean_abs_ms) + " / " + ms3(v.ipdv_p99_ms), 21) + " " +
+           printf_string("%-6.1f %.2f", v.r_factor, v.mos) + "\n";
+  }
+  return out;
+}
+
+std::string format_transfers_table(const Run& run) {
+  if (run.transfers.empty()) {
+    return "";
+  }
+  // FCT p50 / p99 in ms per response-size bucket.
+  std::string out = left("transfers", 14) + " " + left("dir", 7) + " " + left("done/started", 14);
+  for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
+    out += " " + left(std::string("FCT ms ") + b, 20);
+  }
+  out += "\n";
+  for (const auto& [name, t] : run.transfers) {
+    const std::string dir = t.from.empty() ? t.direction : t.to + "->" + t.from;
+    out += left(name, 14) + " " + left(dir, 7) + " " +
+           left(printf_string("%" PRIu64 "/%" PRIu64, t.completed, t.started), 14);
+    for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
+      const LatencyStats& s = t.buckets.at(b);
+      out += " " + left(s.count == 0 ? std::string("-") : ms3(s.p50) + " / " + ms3(s.p99), 20);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string format_workload_tables(const Run& run) {
+  if (run.udp_flood.empty()) {
+    const std::string voip = format_voip_table(run);
+    const std::string transfers = format_transfers_table(run);
+    return voip.empty() || transfers.empty() ? voip + transfers : voip + "\n" + transfers;
+  }
+  std::string out =
+      "udp_flood      dir     offered          received         lost/sent          "
+      "one-way ms mean / p50 / p99\n";
+  for (const auto& [name, f] : run.udp_flood) {
+    const std::string dir = f.from.empty() ? f.direction : f.from + "->" + f.to;
+    out += left(name, 14) + " " + left(dir, 7) + " " + left(iperf3_bitrate(f.rate_bps), 16) + " " +
+           left(iperf3_bitrate(f.received_bps), 16) + " " +
+           left(printf_string("%" PRIu64 "/%" PRIu64 " (%.2g%%)", f.lost, f.sent, f.loss_pct), 18) +
+           " " +
+           (f.one_way.count == 0
+                ? std::string("-")
+                : ms3(f.one_way.mean) + " / " + ms3(f.one_way.p50) + " / " + ms3(f.one_way.p99)) +
+           "\n";
+  }
+  for (const std::string& more : {format_voip_table(run), format_transfers_table(run)}) {
+    if (!more.empty()) {
+      out += "\n" + more;
+    }
+  }
+  return out;
+}
+
 std::string format_network_table(const Run& run) {
   if (run.interfaces.empty() && run.nodes.empty()) {
     return "";
@@ -663,8 +734,9 @@ std::string format_run_report(const Run& run) {
     }
   }
   for (const std::string& section :
-       {format_latency_table(run), format_latency_under_load(run), format_stage_table(run),
-        format_network_table(run), format_comparison_table(run.comparison)}) {
+       {format_latency_table(run), format_workload_tables(run), format_latency_under_load(run),
+        format_stage_table(run), format_network_table(run),
+        format_comparison_table(run.comparison)}) {
     if (!section.empty()) {
       out += "\n" + section;
     }

@@ -91,6 +91,11 @@ std::string format_latency_under_load(const Run& run);
 std::string format_stage_table(const Run& run);
 // Networks: per node CPU busy and router counters, per interface packets, drops and the qdisc's
 // own counters; "" in the two-host form.
+// One line per [[traffic.udp_flood]] (iperf -u's server report in spirit): offered rate, what
+// arrived, lost/sent with the loss %, one-way delay mean / p50 / p99; then one line per
+// [[traffic.voip]]: loss, bursts, one-way delay, IPDV, R and MOS; then one per
+// [[traffic.transfers]]: completed / started and FCT p50 / p99 per size bucket. "" without any.
+std::string format_workload_tables(const Run& run);
 std::string format_network_table(const Run& run);
 // "metric | published | simulated | error"; empty when there are no comparison rows.
 std::string format_comparison_table(const std::vector<Comparison>& rows);

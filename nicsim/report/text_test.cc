@@ -459,3 +459,58 @@ TEST(ReportText, PingSummariesAreHeadedByTheProbeName) {
 
 }  // namespace
 }  // namespace nicsim::report
+
+namespace nicsim::report {
+namespace {
+
+// The workload tables (issue 12): one line per flood, voice stream and transfer set, nothing
+// without them.
+TEST(WorkloadText, FloodVoipAndTransfersLines) {
+  report::Run r;
+  EXPECT_EQ(format_workload_tables(r), "");
+  FloodResult f;
+  f.direction = "a->b";
+  f.rate_bps = 200e6;
+  f.received_bps = 95.6e6;
+  f.sent = 1000;
+  f.lost = 510;
+  f.loss_pct = 51.0;
+  f.one_way.count = 490;
+  f.one_way.mean = 120.5;
+  f.one_way.p50 = 124.25;
+  f.one_way.p99 = 125.0;
+  r.udp_flood["udp_flood"] = f;
+  VoipResult v;
+  v.direction = "b->a";
+  v.codec = "g711";
+  v.sent = 300;
+  v.r_factor = 93.2;
+  v.mos = 4.409;
+  r.voip["voip"] = v;
+  TransfersResult t;
+  t.direction = "b->a";
+  t.started = 15;
+  t.completed = 15;
+  for (const char* b : {"<10KB", "10KB-100KB", "100KB-1MB", ">=1MB"}) {
+    t.buckets[b];
+  }
+  t.buckets["10KB-100KB"].count = 15;
+  t.buckets["10KB-100KB"].p50 = 41.0949;
+  t.buckets["10KB-100KB"].p99 = 41.1404;
+  r.transfers["transfers"] = t;
+  const std::string out = format_workload_tables(r);
+  // Rates in iperf3's "%4.0f" / "%4.1f" (" 200", "95.6").
+  EXPECT_NE(out.find("udp_flood      a->b     200 Mbits/sec   95.6 Mbits/sec   510/1000 (51%)     "
+                     "120.500 / 124.250 / 125.000\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("voip        b->a    g711   0/300 (0%)"), std::string::npos) << out;
+  EXPECT_NE(out.find("93.2   4.41\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("transfers      b->a    15/15          -                    "
+                     "41.095 / 41.140      -"),
+            std::string::npos)
+      << out;
+}
+
+}  // namespace
+}  // namespace nicsim::report

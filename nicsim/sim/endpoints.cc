@@ -64,6 +64,46 @@ std::unique_ptr<Probe> make_probe(const config::ProbePlan& pp, uint32_t index) {
   return p;
 }
 
+// A transfer: a new connection from the server (the sender) to the client, `size` bytes.
+std::unique_ptr<TcpFlow> make_transfer(const config::Scenario& s,
+                                       const config::TransferSetPlan& set,
+                                       const config::TransferPlan& tp, uint32_t index) {
+  tcp::Params p = tcp_params(s.hosts[set.server].tcp, set.cc, set.ecn);
+  p.fq_pacing = s.hosts[set.server].qdisc.kind() == "fq";
+  p.seed = flow_hash(index, 4);
+  p.bytes_to_send = tp.size;
+  auto flow = std::make_unique<TcpFlow>(p);
+  flow->index = index;
+  flow->from = static_cast<int>(set.server);
+  flow->to = static_cast<int>(set.client);
+  flow->dscp = set.dscp;
+  flow->start = Time::max();
+  flow->stop = Time::max();
+  flow->hash_data = flow_hash(index, 1);
+  flow->hash_ack = flow_hash(index, 2);
+  flow->is_transfer = true;
+  flow->request_at = Time::zero() + tp.at;
+  flow->size = static_cast<uint64_t>(tp.size);
+  flow->set = tp.set;
+  return flow;
+}
+
+std::unique_ptr<Flood> make_flood(const config::FloodPlan& fp, uint32_t index) {
+  auto f = std::make_unique<Flood>();
+  f->from = static_cast<int>(fp.from);
+  f->to = static_cast<int>(fp.to);
+  f->index = index;
+  f->rate = fp.rate;
+  f->size = static_cast<uint32_t>(fp.size);
+  f->frame_len = kEthIpBytes + kUdpHeader + f->size;
+  f->dscp = fp.dscp;
+  f->start = Time::zero() + fp.start;
+  f->stop = Time::zero() + fp.stop;
+  f->hash = flow_hash(kFloodFlowBase + index, 5);
+  f->codec = fp.codec;
+  return f;
+}
+
 }  // namespace
 
 uint32_t flow_hash(uint32_t flow, uint32_t salt) {
@@ -80,14 +120,23 @@ Endpoints::Endpoints(const config::Scenario& s, const config::TrafficPlan& plan)
   for (const config::FlowPlan& f : plan.flows) {
     flows_.push_back(make_flow(s, f, static_cast<uint32_t>(flows_.size())));
   }
+  bulk_flows_ = flows_.size();
+  transfer_sets_ = plan.transfer_sets;
+  for (const config::TransferPlan& t : plan.transfers) {
+    flows_.push_back(
+        make_transfer(s, plan.transfer_sets.at(t.set), t, static_cast<uint32_t>(flows_.size())));
+  }
   for (const config::ProbePlan& p : plan.probes) {
     probes_.push_back(make_probe(p, static_cast<uint32_t>(probes_.size())));
+  }
+  for (const config::FloodPlan& f : plan.floods) {
+    floods_.push_back(make_flood(f, static_cast<uint32_t>(floods_.size())));
   }
 }
 
 std::vector<report::FlowCounters> Endpoints::flow_counters() const {
-  std::vector<report::FlowCounters> c(flows_.size());
-  for (size_t i = 0; i < flows_.size(); ++i) {
+  std::vector<report::FlowCounters> c(bulk_flows_);
+  for (size_t i = 0; i < bulk_flows_; ++i) {
     const TcpFlow& f = *flows_[i];
     c[i].received_bytes = f.received();
     c[i].retransmits = f.sender.stats().retransmits;
@@ -100,8 +149,8 @@ std::vector<report::FlowCounters> Endpoints::flow_counters() const {
 }
 
 std::vector<report::FlowTotals> Endpoints::flow_totals() const {
-  std::vector<report::FlowTotals> t(flows_.size());
-  for (size_t i = 0; i < flows_.size(); ++i) {
+  std::vector<report::FlowTotals> t(bulk_flows_);
+  for (size_t i = 0; i < bulk_flows_; ++i) {
     const tcp::TcpSender::Stats& s = flows_[i]->sender.stats();
     t[i].sender_bytes = s.bytes_sent - s.retransmitted_bytes;
     t[i].retransmits = s.retransmits;
@@ -121,7 +170,7 @@ config::TrafficPlan Endpoints::traffic(Time end, const report::RunLayout& layout
   config::TrafficPlan t;
   t.duration = end.since_epoch();
   t.interval = layout.interval;
-  for (size_t i = 0; i < flows_.size(); ++i) {
+  for (size_t i = 0; i < bulk_flows_; ++i) {
     const TcpFlow& f = *flows_[i];
     t.flows.push_back(config::FlowPlan{static_cast<size_t>(f.from), static_cast<size_t>(f.to),
                                        f.dscp, std::string(tcp::cc_name(f.sender.params().cc)),
@@ -144,6 +193,25 @@ config::TrafficPlan Endpoints::traffic(Time end, const report::RunLayout& layout
   }
   for (const report::PhaseSpec& ph : layout.phases) {
     t.phases.push_back(config::PhasePlan{ph.name, ph.start, ph.end});
+  }
+  t.transfer_sets = transfer_sets_;
+  for (size_t i = bulk_flows_; i < flows_.size(); ++i) {
+    const TcpFlow& f = *flows_[i];
+    config::TransferSetPlan& set = t.transfer_sets.at(f.set);
+    // What the flow was built with (the server sends, the client receives).
+    set.client = static_cast<size_t>(f.to);
+    set.server = static_cast<size_t>(f.from);
+    set.dscp = f.dscp;
+    set.cc = std::string(tcp::cc_name(f.sender.params().cc));
+    set.ecn = ecn_mode(f.sender.params());
+    t.transfers.push_back(
+        config::TransferPlan{f.set, f.request_at.since_epoch(), static_cast<int64_t>(f.size)});
+  }
+  for (size_t i = 0; i < floods_.size(); ++i) {
+    const Flood& f = *floods_[i];
+    t.floods.push_back(config::FloodPlan{
+        layout.floods[i].name, static_cast<size_t>(f.from), static_cast<size_t>(f.to), f.rate,
+        f.size, f.start.since_epoch(), f.stop.since_epoch(), f.dscp, f.codec});
   }
   return t;
 }

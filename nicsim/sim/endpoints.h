@@ -1,6 +1,7 @@
 #pragma once
 // Endpoints — the traffic of a run as the simulator's hosts run it: TCP flows (a sender on one
-// host, a receiver on another) and latency probes (ICMP echo or irtt-style UDP), built from
+// host, a receiver on another), latency probes (ICMP echo or irtt-style UDP) and constant-rate
+// UDP floods, built from
 // config::TrafficPlan in its order (the recorder's flow and probe indexes).
 
 #include <cstdint>
@@ -40,6 +41,17 @@ struct TcpFlow {
   uint32_t hash_ack = 0;
   uint32_t sender_ep = 0;    // the sender's endpoint index on host `from` (HostNode)
   uint32_t receiver_ep = 0;  // the receiver's endpoint index on host `to`
+  // Transfers ([[traffic.transfers]]): the sender is the server, the receiver the client, who
+  // sends a request at `request_at`; its arrival at the server starts the connection (`start`
+  // stays Time::max() until then). `transfer` is the recorder's id once requested.
+  bool is_transfer = false;
+  Time request_at = Time::max();
+  bool requested = false;
+  bool completed = false;
+  uint64_t transfer = 0;
+  uint64_t size = 0;
+  size_t set = 0;
+  bool request_pending() const { return is_transfer && !requested; }
   explicit TcpFlow(const tcp::Params& p) : sender(p), receiver(p) {}
   uint64_t received() const { return receiver.stats().bytes_received; }
 };
@@ -57,6 +69,30 @@ struct Probe {
   uint32_t hash = 0;
 };
 
+inline constexpr uint32_t kFloodFlowBase = 2'000'000;
+// A transfer's request: a SYN-sized frame (Ethernet + IPv4 + TCP with the usual SYN options).
+inline constexpr uint32_t kTransferRequestFrame =
+    14 + 20 + 40;  // Packet::flow_id of flood i: base + i
+
+// A udp_flood or a voip stream: datagram k leaves at start + rate.transmit_time(k * size), exactly
+// (the time is computed from the cumulative payload, so rounding never accumulates), while before
+// `stop`.
+struct Flood {
+  int from = 0;
+  int to = 1;
+  uint32_t index = 0;
+  Rate rate;
+  uint32_t size = 0;  // UDP payload bytes
+  uint32_t frame_len = 0;
+  uint8_t dscp = 0;
+  Time start;
+  Time stop;
+  uint64_t sent = 0;  // datagrams sent so far
+  uint32_t hash = 0;
+  std::string codec;  // "" udp_flood; a voip codec (config::FloodPlan::codec)
+  Time next_send() const { return start + rate.transmit_time(sent * size); }
+};
+
 class Endpoints {
  public:
   // Throws InvalidParams for TCP settings the model refuses.
@@ -66,6 +102,8 @@ class Endpoints {
   const std::vector<std::unique_ptr<TcpFlow>>& flows() const { return flows_; }
   std::vector<std::unique_ptr<Probe>>& probes() { return probes_; }
   const std::vector<std::unique_ptr<Probe>>& probes() const { return probes_; }
+  std::vector<std::unique_ptr<Flood>>& floods() { return floods_; }
+  const std::vector<std::unique_ptr<Flood>>& floods() const { return floods_; }
 
   // Every flow's counters now / at the end, in plan order (report::RunRecorder).
   std::vector<report::FlowCounters> flow_counters() const;
@@ -76,6 +114,9 @@ class Endpoints {
  private:
   std::vector<std::unique_ptr<TcpFlow>> flows_;
   std::vector<std::unique_ptr<Probe>> probes_;
+  std::vector<std::unique_ptr<Flood>> floods_;
+  size_t bulk_flows_ = 0;  // flows_[0, bulk_flows_) are the plan's flows; then the transfers
+  std::vector<config::TransferSetPlan> transfer_sets_;
 };
 
 }  // namespace nicsim::sim

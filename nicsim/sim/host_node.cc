@@ -39,7 +39,12 @@ void HostNode::add_endpoints() {
       probing_.push_back(p.get());
     }
   }
-  const size_t endpoints = sending_.size() + receiving_.size() + probing_.size();
+  for (auto& f : ctx_.endpoints.floods()) {
+    if (f->from == index_) {
+      flooding_.push_back(f.get());
+    }
+  }
+  const size_t endpoints = sending_.size() + receiving_.size() + probing_.size() + flooding_.size();
   due_.assign(endpoints, Time::max());
   retime_.resize(endpoints);
   may_output_.resize(endpoints);
@@ -113,6 +118,38 @@ void HostNode::send_probe_packet(Probe& probe, PacketMeta::Kind kind, uint64_t s
   }
 }
 
+// The client asks for transfer `f`: one request frame to the server, whose arrival opens the
+// connection (on_delivered). A request the local qdisc refuses is not repeated: the transfer
+// stays incomplete (a real client would retransmit its SYN after 1 s).
+void HostNode::send_transfer_request(TcpFlow& f, Time now) {
+  f.requested = true;
+  f.transfer = ctx_.recorder.transfer_started(f.set, static_cast<int64_t>(f.size), now);
+  PacketMeta m;
+  m.kind = PacketMeta::Kind::kTransferRequest;
+  m.flow = f.index;
+  m.sent = now;
+  const uint32_t handle = ctx_.meta.alloc(m, 2);
+  Packet p = make_packet(kTransferRequestFrame, f.hash_ack, f.index, tos_of(f.dscp, Ecn::kNotEct),
+                         handle, f.from, now);
+  if (nic_->send(std::move(p), now) == Verdict::kDropped) {
+    ctx_.meta.unref(handle, 2);
+  }
+}
+
+void HostNode::send_flood_packet(Flood& flood, uint64_t seq, Time sent, Time now) {
+  PacketMeta m;
+  m.kind = PacketMeta::Kind::kFlood;
+  m.flow = flood.index;
+  m.probe_seq = seq;
+  m.sent = sent;
+  const uint32_t handle = ctx_.meta.alloc(m, 2);
+  Packet p = make_packet(flood.frame_len, flood.hash, kFloodFlowBase + flood.index,
+                         tos_of(flood.dscp, Ecn::kNotEct), handle, flood.to, now);
+  if (nic_->send(std::move(p), now) == Verdict::kDropped) {
+    ctx_.meta.unref(handle, 2);
+  }
+}
+
 // Every call into a TCP endpoint is followed by one of these, so the host re-reads its next
 // time and drains its output.
 void HostNode::touch_sender(TcpFlow& f) {
@@ -157,6 +194,10 @@ void HostNode::on_delivered(Packet&& frame, Time now) {
       TcpFlow& f = *ctx_.endpoints.flows()[m.flow];
       f.receiver.on_segment(seg, now);
       touch_receiver(f);
+      if (f.is_transfer && !f.completed && f.received() >= f.size) {
+        f.completed = true;  // the response's last byte reached the client's application
+        ctx_.recorder.transfer_completed(f.transfer, now);
+      }
       break;
     }
     case PacketMeta::Kind::kTcpAck: {
@@ -183,6 +224,18 @@ void HostNode::on_delivered(Packet&& frame, Time now) {
       send_probe_packet(probe, reply, seq, sent, now, now);
       return;
     }
+    case PacketMeta::Kind::kTransferRequest: {
+      // The server accepts and answers at once: its connection starts now.
+      TcpFlow& f = *ctx_.endpoints.flows()[m.flow];
+      if (f.start == Time::max()) {
+        f.start = now;
+        retime_.insert(f.sender_ep);
+      }
+      break;
+    }
+    case PacketMeta::Kind::kFlood:
+      ctx_.recorder.flood_received(m.flow, m.probe_seq, m.sent, now - m.sent);
+      break;
     case PacketMeta::Kind::kEchoReply:
     case PacketMeta::Kind::kProbeReply: {
       const std::optional<Duration> back = m.kind == PacketMeta::Kind::kProbeReply
@@ -229,10 +282,18 @@ Time HostNode::endpoint_time(size_t e) const {
   }
   if (e < tcp) {
     const TcpFlow& f = *receiving_[e - senders];
+    if (f.request_pending()) {
+      return f.request_at;  // the client asks for a transfer
+    }
     return f.started ? f.receiver.next_event().value_or(Time::max()) : Time::max();
   }
-  const Probe& p = *probing_[e - tcp];
-  return p.next_send < p.stop ? p.next_send : Time::max();
+  if (e < tcp + probing_.size()) {
+    const Probe& p = *probing_[e - tcp];
+    return p.next_send < p.stop ? p.next_send : Time::max();
+  }
+  const Flood& f = *flooding_[e - tcp - probing_.size()];
+  const Time next = f.next_send();
+  return next < f.stop ? next : Time::max();
 }
 
 // Re-reads the marked endpoints' next times.
@@ -289,13 +350,20 @@ std::optional<Time> HostNode::scan_next_time() const {
     take(f->started ? f->sender.next_event() : std::optional<Time>(f->start));
   }
   for (const TcpFlow* f : receiving_) {
-    if (f->started) {
+    if (f->request_pending()) {
+      take(f->request_at);
+    } else if (f->started) {
       take(f->receiver.next_event());
     }
   }
   for (const Probe* p : probing_) {
     if (p->next_send < p->stop) {
       take(p->next_send);
+    }
+  }
+  for (const Flood* f : flooding_) {
+    if (f->next_send() < f->stop) {
+      take(f->next_send());
     }
   }
   if (t && *t > ctx_.end) {
@@ -323,8 +391,21 @@ void HostNode::run_endpoint(size_t e, Time now) {
     touch_sender(f);
   } else if (e < tcp) {
     TcpFlow& f = *receiving_[e - senders];
+    if (f.request_pending()) {
+      send_transfer_request(f, now);
+      retime_.insert(e);
+      return;
+    }
     f.receiver.advance(now);
     touch_receiver(f);
+  } else if (e >= tcp + probing_.size()) {
+    Flood& f = *flooding_[e - tcp - probing_.size()];
+    for (Time t = f.next_send(); t <= now && t < f.stop; t = f.next_send()) {
+      const uint64_t seq = ctx_.recorder.flood_sent(f.index, t);
+      send_flood_packet(f, seq, t, now);
+      ++f.sent;
+    }
+    retime_.insert(e);
   } else {
     Probe& p = *probing_[e - tcp];
     while (p.next_send <= now && p.next_send < p.stop) {

@@ -15,6 +15,14 @@
 //  * ICMP echo (ping): 98-byte requests (56 payload), replies sent at once by the peer; RTT.
 //  * UDP probes (irtt-style): a request and an immediate reflection, giving the RTT and both
 //    one-way delays exactly (the hosts share the simulation clock).
+//  * Transfers (request/response): the client's request frame (SYN-sized) opens, on arrival,
+//    a connection from the server that sends the response (TcpSender with bytes_to_send); the
+//    transfer completes when its last byte is delivered to the client's application. The four
+//    half round trips before the first response byte arrives (request, server SYN, client
+//    SYN-ACK, data) have the directions and timing of a client-opened connection (SYN,
+//    SYN-ACK, ACK + request, data); the small frames' sizes differ by a few bytes.
+//  * UDP floods (udp_flood): datagrams at a constant rate, never answered; a datagram the local
+//    qdisc refuses is lost (the application does not block: iperf -u with ENOBUFS ignored).
 // Every packet carries its destination host (Packet::dst_host) for the routers on its path.
 // Priority (skb->priority, pfifo_fast bands) follows the packet's TOS as the IPv4 stack does.
 
@@ -71,6 +79,8 @@ class HostNode final : public Node, public model::NicSink {
   void send_segment(TcpFlow& flow, const tcp::Segment& seg, bool from_sender, Time now);
   void send_probe_packet(Probe& probe, PacketMeta::Kind kind, uint64_t seq, Time sent,
                          Time forward_arrival, Time now);
+  void send_flood_packet(Flood& flood, uint64_t seq, Time sent, Time now);
+  void send_transfer_request(TcpFlow& f, Time now);
   void drain_outputs(Time now);
   void on_delivered(Packet&& frame, Time now);
   void on_released(const model::TxRelease& r, Time now);
@@ -95,10 +105,12 @@ class HostNode final : public Node, public model::NicSink {
   std::vector<TcpFlow*> sending_;    // flows whose sender lives here
   std::vector<TcpFlow*> receiving_;  // flows whose receiver lives here
   std::vector<Probe*> probing_;      // probes sent from here
+  std::vector<Flood*> flooding_;     // floods sent from here
   // Wake-up bookkeeping (next_time): endpoint e is sending_[e]'s sender, then receiving_'s
-  // receivers, then probing_'s probes. An endpoint's state changes only through calls made
-  // while a host runs, and every such call marks it (touch_sender / touch_receiver), so
-  // `due_` is re-read only for marked endpoints and only they are drained of output.
+  // receivers, then probing_'s probes, then flooding_'s floods. An endpoint's state changes only
+  // through calls made while a host runs, and every such call marks it (touch_sender /
+  // touch_receiver), so `due_` is re-read only for marked endpoints and only they are drained of
+  // output.
   std::vector<Time> due_;       // each endpoint's next time; Time::max(): none
   Time due_min_ = Time::max();  // the earliest of `due_` (as of the last refresh_due)
   IndexSet retime_;             // endpoints whose `due_` must be re-read

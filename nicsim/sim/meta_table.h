@@ -25,13 +25,15 @@ struct PacketMeta {
     kEchoRequest,
     kEchoReply,
     kProbeRequest,
-    kProbeReply
+    kProbeReply,
+    kFlood,           // a udp_flood datagram (flow = flood index, sent = its send time)
+    kTransferRequest  // a transfer's request, client -> server (flow = the transfer's flow)
   };
   Kind kind = Kind::kTcpData;
   uint32_t refs = 0;
-  uint32_t flow = 0;       // TCP flow index, or probe index
+  uint32_t flow = 0;       // TCP flow index, probe index or flood index
   uint64_t probe_seq = 0;  // probes: sequence number
-  Time sent;               // probes: when the request left the application
+  Time sent;               // probes, floods: when the datagram left the application
   Time forward_arrival;    // UDP probes: when the request reached the reflector
   tcp::Segment seg;        // TCP: the unit (GSO super-packet or single segment)
 };

@@ -44,6 +44,10 @@ struct SimContext {
       case PacketMeta::Kind::kEchoReply:
       case PacketMeta::Kind::kProbeReply:
         return endpoints.probes()[m.flow]->to;
+      case PacketMeta::Kind::kFlood:
+        return endpoints.floods()[m.flow]->from;
+      case PacketMeta::Kind::kTransferRequest:
+        return endpoints.flows()[m.flow]->to;  // the client (the flow's receiver)
     }
     return 0;
   }

@@ -25,8 +25,8 @@ v=$("$nicsim" --version)
 [[ "$v" =~ ^nicsim\ [0-9]+\.[0-9]+\.[0-9]+( \(git [0-9a-f]+\))?$ ]] || fail "--version: '$v'"
 
 # 2. --help of every subcommand, generated from the definitions.
-commands=$("$nicsim" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p' | grep -v '^help$')
-[ "$(echo $commands)" = "run merge emulate topology export plot report compare server rrul demo completion" ] \
+commands=$("$nicsim" --help | sed -n 's/^  \([a-z-]\+\) .*/\1/p' | grep -v '^help$')
+[ "$(echo $commands)" = "run flent-test merge emulate topology export plot report compare server rrul demo completion" ] \
   || fail "nicsim --help lists: $(echo $commands)"
 for c in $commands; do
   help=$("$nicsim" "$c" --help) || fail "nicsim $c --help exited $?"
@@ -49,7 +49,7 @@ complete_words() {  # words typed (the last one is completed) -> COMPREPLY, one 
            printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" nicsim "$@"
 }
 [ "$(complete_words "" | sort | tr '\n' ' ')" = \
-  "--help --version compare completion demo emulate export help merge plot report rrul run server topology " ] \
+  "--help --version compare completion demo emulate export flent-test help merge plot report rrul run server topology " ] \
   || fail "subcommands: $(complete_words "")"
 [ "$(complete_words e | tr '\n' ' ')" = "emulate export " ] || fail "e: $(complete_words e)"
 [ "$(complete_words re)" = "report" ] || fail "re: $(complete_words re)"
