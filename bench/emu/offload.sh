@@ -7,7 +7,7 @@
 #      - 10 Gbit/s wire, 20 us, generic-10g on both ends, TCP CUBIC 1 flow (target >= 10 Gbit/s);
 #      - 1 Gbit/s wire, 5 ms, generic-1g, TCP CUBIC 4 flows (target release lateness p99 <= 50 us);
 #      - 10 Gbit/s wire, UDP flood of 64-byte frames (target >= 1 Mpps through the emulator);
-#      - idle (sleep), 1 Gbit/s scenario (target timer error p99 <= 10 us);
+#      - idle (a ping every 200 ms), 1 Gbit/s scenario (target timer error p99 <= 10 us);
 #      each with the emulator's frames vs super-frames, its CPU time, timer error and lateness.
 # Never run by CTest: speed is measured, not asserted. Needs root, iperf3, ethtool, flock.
 # Each emulation holds /tmp/nicsim-emu.lock (other emu tests wait).
@@ -91,9 +91,12 @@ run() {  # label, nicsim emulate arguments...
   local label=$1
   shift
   echo "## $label"
-  (cd "$work" && flock "$lock" "$nicsim" emulate "$@") >"$work/out" 2>"$work/err" || true
-  grep -hE "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|datagrams|frame I/O|^a->b|^b->a|timer error|release lateness|^port |emulator CPU" \
-    "$work/out" "$work/err" | grep -v "^\s*$" | sed 's/^/  /' || cat "$work/err"
+  # /usr/bin/time: the whole run (emulator + the hosts' processes, its children): how much of
+  # the 2 vCPUs it got, and how often the scheduler took a CPU away (involuntary switches).
+  (cd "$work" && flock "$lock" /usr/bin/time -f "whole run: %e s elapsed, user %U s, system %S s, %c involuntary / %w voluntary context switches" \
+    "$nicsim" emulate "$@") >"$work/out" 2>"$work/err" || true
+  grep -hE "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|packet loss|rtt min|frame I/O|^a->b|^b->a|timer error|release lateness|loop work|^port |emulator CPU|whole run" \
+    "$work/out" "$work/err" | grep -v "^\s*$" | awk '!seen[$0]++' | sed 's/^/  /' || cat "$work/err"
 }
 tcp1="iperf3 -c \$NICSIM_PEER -C cubic -t $secs -f m | grep -E 'sender|receiver'"
 tcp4="iperf3 -c \$NICSIM_PEER -C cubic -P 4 -t $secs -f m | grep -E 'SUM.*(sender|receiver)'"
@@ -108,5 +111,7 @@ for io in "${ios[@]}"; do
     --server 'iperf3 -s -1' -- sh -c "$tcp4"
   run "$io: 10 Gbit/s 20 us, generic-10g, UDP 64-byte frames (a->b frames in / $secs s = pps)" \
     fast.toml --io "$io" --server 'iperf3 -s -1' -- sh -c "$udp"
-  run "$io: idle, 1 Gbit/s scenario ($secs s sleep)" gbit.toml --io "$io" -- sleep "$secs"
+  # Idle: a ping every 200 ms (the loop sleeps between them; each frame's deadlines are timed).
+  run "$io: idle, 1 Gbit/s scenario, ping -i 0.2 for $secs s" gbit.toml --io "$io" \
+    -- sh -c "ping -q -i 0.2 -w $secs \$NICSIM_PEER"
 done
