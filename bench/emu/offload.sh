@@ -86,7 +86,23 @@ bare "offloads on, TCP CUBIC 1 flow" on
 bare "offloads on, TCP CUBIC 4 flows" on -P 4
 bare "offloads off, TCP CUBIC 1 flow" off
 
-# 2. The emulator.
+# 2. The simulator on the same scenarios (its TCP model, no real kernel): what the NIC and
+#    CPU models alone allow, the reference a faithful emulation should match, not beat.
+sim() {  # label scenario flows
+  local label=$1 name=$2 flows=$3
+  {
+    sed 's/^duration = .*/duration = "'"$secs"'s"/' "$work/$name.toml"
+    for _ in $(seq "$flows"); do printf '\n[[traffic.tcp]]\nfrom = "a"\nto = "b"\n'; done
+  } > "$work/$name-sim.toml"
+  echo "## simulator (nicsim run): $label"
+  (cd "$work" && "$nicsim" run "$name-sim.toml") 2>&1 |
+    grep -E "sender|receiver|^(qdisc|ring|wire|rx) " | grep -v "^\[ *[0-9]*\] *[0-9.]*-[0-9.]* *sec.*Cwnd" |
+    sed 's/^/  /' | tail -8 || true
+}
+sim "10 Gbit/s 20 us, generic-10g, TCP 1 flow" fast 1
+sim "1 Gbit/s 5 ms, generic-1g, TCP 4 flows" gbit 4
+
+# 3. The emulator.
 run() {  # label, nicsim emulate arguments...
   local label=$1
   shift
@@ -95,7 +111,7 @@ run() {  # label, nicsim emulate arguments...
   # the 2 vCPUs it got, and how often the scheduler took a CPU away (involuntary switches).
   (cd "$work" && flock "$lock" /usr/bin/time -f "whole run: %e s elapsed, user %U s, system %S s, %c involuntary / %w voluntary context switches" \
     "$nicsim" emulate "$@") >"$work/out" 2>"$work/err" || true
-  grep -hE "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|packet loss|rtt min|frame I/O|^a->b|^b->a|timer error|release lateness|loop work|^port |emulator CPU|whole run" \
+  grep -hE "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|packet loss|rtt min|frame I/O|^a->b|^b->a|timer error|release lateness|loop work|^port |emulator CPU|whole run|^  tx .*frames" \
     "$work/out" "$work/err" | grep -v "^\s*$" | awk '!seen[$0]++' | sed 's/^/  /' || cat "$work/err"
 }
 tcp1="iperf3 -c \$NICSIM_PEER -C cubic -t $secs -f m | grep -E 'sender|receiver'"
