@@ -35,6 +35,7 @@ struct PortStats {
   uint64_t rx_super_segments = 0;
   uint64_t tx_super_frames = 0;
   uint64_t tx_merged_segments = 0;
+  uint64_t tx_partial_super_frames = 0;  // some segments dropped: the rest written as MTU frames
 };
 
 class FramePort {

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace nicsim::emu {
@@ -123,6 +124,16 @@ void TapPort::write_frame(const Packet& p) {
   if (!p.payload) {
     // A segment the NIC model cut from a super-frame: its bytes travel with the last one.
     ++stats_.tx_merged_segments;
+    if (params_.vnet) {
+      if (arrived_.size() >= kMaxPending) {
+        arrived_.clear();
+      }
+      std::vector<bool>& a = arrived_[p.id];
+      if (a.size() <= p.gso_index) {
+        a.resize(p.gso_index + 1u, false);
+      }
+      a[p.gso_index] = true;
+    }
     return;
   }
   const FrameMeta& m = FramePool::meta(*p.payload);
@@ -141,10 +152,36 @@ void TapPort::write_frame(const Packet& p) {
       return;
     }
   }
-  if (m.header.is_tcp_gso() && gso_shape(m.header, frame).segs > 1) {
+  const uint32_t segs = m.header.is_tcp_gso() ? gso_shape(m.header, frame).segs : 1;
+  if (segs > 1) {
+    // Every segment but the last (this one) must have arrived for GRO to hand the host the
+    // whole super-frame; otherwise the host gets the segments that did, as MTU frames.
+    std::vector<bool> arrived(segs, false);
+    if (const auto it = arrived_.find(p.id); it != arrived_.end()) {
+      for (size_t i = 0; i < it->second.size() && i < segs; ++i) {
+        arrived[i] = it->second[i];
+      }
+      arrived_.erase(it);
+    }
+    arrived[segs - 1] = true;
+    if (std::find(arrived.begin(), arrived.end(), false) != arrived.end()) {
+      write_arrived(m, bytes, arrived);
+      return;
+    }
     ++stats_.tx_super_frames;
   }
   write_bytes(m.header, bytes, m.frame_len);
+}
+
+void TapPort::write_arrived(const FrameMeta& m, const uint8_t* bytes,
+                            const std::vector<bool>& arrived) {
+  ++stats_.tx_partial_super_frames;
+  const auto segments = segment_tcp(m.header, std::span<const uint8_t>(bytes, m.frame_len));
+  for (size_t i = 0; i < segments.size() && i < arrived.size(); ++i) {
+    if (arrived[i]) {
+      write_bytes(VnetHeader{}, segments[i].data(), segments[i].size());
+    }
+  }
 }
 
 void TapPort::flush() {

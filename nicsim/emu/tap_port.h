@@ -12,9 +12,13 @@
 //    default: napi_gro_receive), else the MTU frames segment_tcp() cuts. The models cut a
 //    super-frame into segments without bytes but the last, which carries the whole buffer
 //    (core/gso.h); those byte-less segments are counted here and not written: the receiving
-//    kernel gets the super-frame when its last segment arrives, as GRO flushes it.
+//    kernel gets the super-frame when its last segment arrives, as GRO flushes it. If the
+//    receiving NIC model dropped some of them, the host gets the segments that arrived (MTU
+//    frames); if it dropped the last, the whole super-frame is lost (its bytes went with it).
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "nicsim/emu/frame_port.h"
@@ -51,6 +55,8 @@ class TapPort final : public FramePort {
   size_t receive_one(Packet& out);
   void write_frame(const Packet& p);
   void write_bytes(const VnetHeader& h, const uint8_t* bytes, size_t len);
+  // Writes only the segments of a super-frame that reached the host (`arrived`, by index).
+  void write_arrived(const FrameMeta& m, const uint8_t* bytes, const std::vector<bool>& arrived);
 
   UniqueFd fd_;
   std::string ifname_;
@@ -58,6 +64,11 @@ class TapPort final : public FramePort {
   Params params_;
   Payload rx_buf_;
   std::vector<Packet> tx_;
+  // Byte-less segments delivered so far, by their super-frame's packet id: which indexes
+  // arrived (a receiving NIC model may drop some). Entries whose last segment never comes
+  // (dropped with the bytes) are forgotten when the table grows past kMaxPending.
+  std::unordered_map<uint64_t, std::vector<bool>> arrived_;
+  static constexpr size_t kMaxPending = 4096;
   PortStats stats_;
 };
 

@@ -184,6 +184,7 @@ TEST(TapPortVnet, SuperFrameReachesTheModelWholeAndTheHostAsOne) {
   EXPECT_EQ(p[0].len, 3 * kHeader + 3000);
   EXPECT_EQ(t.port->stats().rx_super_frames, 1u);
   EXPECT_EQ(t.port->stats().rx_super_segments, 3u);
+  p[0].id = 7;  // the datapath numbers packets; segments keep their parent's id
   // As a NIC model cuts it (core/gso.h): byte-less segments, the last carries the buffer.
   for (uint32_t i = 0; i + 1 < 3; ++i) t.port->send(make_gso_segment(p[0], i));
   Packet last = std::move(p[0]);
@@ -200,6 +201,31 @@ TEST(TapPortVnet, SuperFrameReachesTheModelWholeAndTheHostAsOne) {
   EXPECT_TRUE(std::equal(f.begin(), f.end(), got[0].begin() + VnetHeader::kSize));
   EXPECT_EQ(t.port->stats().tx_super_frames, 1u);
   EXPECT_EQ(t.port->stats().tx_merged_segments, 2u);
+}
+
+TEST(TapPortVnet, SegmentsTheReceivingNicDroppedAreMissingOnTheHost) {
+  TapPair t(/*gro=*/true);
+  t.host_sends(tso(1448), tcp_frame(3000, 0x18));
+  Packet p[1];
+  int64_t rt[1];
+  ASSERT_EQ(t.port->receive(p, rt, 1), 1u);
+  p[0].id = 42;
+  t.port->send(make_gso_segment(p[0], 0));  // segment 1 was dropped by the receiving NIC
+  Packet last = std::move(p[0]);
+  last.len = gso_segment_len(last, 2);
+  last.gso_index = 2;
+  last.gso_segs = 1;
+  t.port->send(std::move(last));
+  t.port->flush();
+  const auto got = t.host_reads();
+  ASSERT_EQ(got.size(), 2u);  // segments 0 and 2, as MTU frames with full checksums
+  EXPECT_EQ(VnetHeader::decode(got[0].data()).gso_type, VnetHeader::kGsoNone);
+  const size_t tcp = VnetHeader::kSize + kEth + kIp;
+  EXPECT_EQ(be32(got[0].data() + tcp + 4), 1000u);
+  EXPECT_EQ(be32(got[1].data() + tcp + 4), 1000u + 2 * 1448);
+  EXPECT_EQ(got[1].size(), VnetHeader::kSize + kHeader + 104);
+  EXPECT_EQ(t.port->stats().tx_partial_super_frames, 1u);
+  EXPECT_EQ(t.port->stats().tx_super_frames, 0u);
 }
 
 TEST(TapPortVnet, WithoutGroTheHostGetsMtuFrames) {
