@@ -67,7 +67,9 @@ cli::Action define_emulate(CLI::App& app, const cli::Invocation& inv) {
       throw cli::UsageError(
           "--json/--csv/--flent report the scenario's own traffic: not with -- CMD");
     }
-    a->session.io = a->io == "tap" ? emu::FrameIo::kTap : emu::FrameIo::kPacket;
+    a->session.io = a->io == "tap"       ? emu::FrameIo::kTap
+                    : a->io == "tap-gso" ? emu::FrameIo::kTapGso
+                                         : emu::FrameIo::kPacket;
     a->session.backpressure = a->io == "pull";
     a->session.nic_models = a->nic == "model";
     emu::resolve_busy_poll(a->session.loop, a->rt_given);
@@ -128,8 +130,9 @@ void define_options(CLI::App& app, EmulateArgs& a) {
                     "how long to wait for the server to listen (default 5s)");
   cli::add_duration(app, "--duration", a.session.duration,
                     "without CMD: how long to run (default: the scenario's duration)");
-  cli::add_choice(app, "--io", a.io, {"packet", "tap", "pull"},
-                  "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), TAP, or\n"
+  cli::add_choice(app, "--io", a.io, {"packet", "tap", "tap-gso", "pull"},
+                  "frame I/O: veth + AF_PACKET with recvmmsg/sendmmsg (default), TAP,\n"
+                  "tap-gso: TAP with TSO super-frames in and GRO super-frames out, or\n"
                   "pull: veth with back pressure (frames taken from a host only while its\n"
                   "emulated NIC has room; the host's own qdisc and TSQ hold the rest;\n"
                   "experimental, docs/emu.md)");

@@ -35,6 +35,7 @@ Payload FramePool::get() {
     free_.pop_back();
     b->bytes.resize(buffer_bytes_);  // within capacity: no allocation
   }
+  b->meta = FrameMeta{};
   return Payload(b, PayloadDeleter{&FramePool::release});
 }
 

@@ -14,8 +14,19 @@
 #include <vector>
 
 #include "nicsim/core/packet.h"
+#include "nicsim/emu/vnet_header.h"
 
 namespace nicsim::emu {
+
+// What a port learned about a frame besides its bytes, kept with the buffer (so it travels
+// with Packet::payload through every model stage). Only the TAP port with virtio-net headers
+// (`--io tap-gso`) fills it: a super-frame's real length (Packet::len then counts its wire
+// bytes, vnet_header.h) and the header the host's kernel gave, to hand the receiving kernel.
+struct FrameMeta {
+  bool vnet = false;
+  uint32_t frame_len = 0;  // bytes of the (super-)frame in PayloadBuffer::bytes
+  VnetHeader header;
+};
 
 class FramePool {
  public:
@@ -30,6 +41,9 @@ class FramePool {
   // A buffer whose bytes.size() == buffer_bytes() (receive into it, then resize to the frame).
   Payload get();
 
+  // The metadata of a buffer this pool (any FramePool) handed out; reset by get().
+  static FrameMeta& meta(PayloadBuffer& b) { return static_cast<Buffer&>(b).meta; }
+
   size_t buffer_bytes() const { return buffer_bytes_; }
   size_t allocated() const { return allocated_; }  // buffers ever created
   size_t outstanding() const { return allocated_ - free_.size(); }
@@ -37,6 +51,7 @@ class FramePool {
  private:
   struct Buffer : PayloadBuffer {
     FramePool* pool = nullptr;
+    FrameMeta meta;
   };
   static void release(PayloadBuffer* p);
   Buffer* make();

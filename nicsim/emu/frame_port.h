@@ -6,7 +6,8 @@
 //   TapPort    (tap_port.h)     TAP device, one read()/write() per frame
 //
 // Frames are whole Ethernet frames (destination MAC .. payload, no FCS), at most one MTU:
-// the topology turns offloads off, so no GSO/GRO super-packets reach the emulator. A frame
+// the topology turns offloads off, so no GSO/GRO super-packets reach the emulator — except
+// through TapPort's super-frame mode (`--io tap-gso`, tap_port.h). A frame
 // larger than the pool's buffers is counted as truncated and dropped.
 
 #include <cstddef>
@@ -27,6 +28,14 @@ struct PortStats {
   uint64_t tx_bytes = 0;
   uint64_t tx_calls = 0;   // write syscalls (sendmmsg / write)
   uint64_t tx_errors = 0;  // frames the kernel refused (counted, dropped)
+  // Super-frames (TapPort with virtio-net headers, `--io tap-gso`): TCP packets of several
+  // MTU segments read as one (and how many segments they held), written as one, and the
+  // byte-less segments the NIC models cut from them (delivered inside the super-frame).
+  uint64_t rx_super_frames = 0;
+  uint64_t rx_super_segments = 0;
+  uint64_t tx_super_frames = 0;
+  uint64_t tx_merged_segments = 0;
+  uint64_t tx_partial_super_frames = 0;  // some segments dropped: the rest written as MTU frames
 };
 
 class FramePort {

@@ -205,7 +205,8 @@ std::vector<std::unique_ptr<FramePort>> open_ports(
     } else if (opt.io == FrameIo::kPacket) {
       ports.push_back(std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool));
     } else {
-      ports.push_back(std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool));
+      const TapPort::Params params{.vnet = opt.io == FrameIo::kTapGso, .gro = true};
+      ports.push_back(std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool, params));
     }
   }
   return ports;
@@ -392,7 +393,9 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   }
 
   // Pool first: it must outlive every frame held by the ports and models below.
-  FramePool pool;
+  // tap-gso: every buffer holds a 64 KB super-frame (fewer preallocated: 64 x 64 KB).
+  FramePool pool =
+      opt.io == FrameIo::kTapGso ? FramePool(TapPort::kSuperFrameBytes, 64) : FramePool();
   std::vector<std::unique_ptr<FramePort>> ports = open_ports(*topo, opt, pool, notice);
   result.io = ports[0]->describe();
   std::vector<FramePort*> port_ptrs;

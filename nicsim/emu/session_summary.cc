@@ -101,6 +101,17 @@ std::string format_session_summary(const SessionResult& r) {
         static_cast<unsigned long long>(p.rx_calls), static_cast<unsigned long long>(p.tx_frames),
         static_cast<unsigned long long>(p.tx_calls), static_cast<unsigned long long>(p.tx_errors),
         static_cast<unsigned long long>(p.rx_truncated));
+    if (p.rx_super_frames + p.tx_super_frames + p.tx_merged_segments > 0) {
+      append(out,
+             "port %s super-frames: read %llu (%llu segments), wrote %llu, %llu segments "
+             "delivered inside them, %llu with segments dropped (the rest written as MTU "
+             "frames)\n",
+             label(r.hosts, h).c_str(), static_cast<unsigned long long>(p.rx_super_frames),
+             static_cast<unsigned long long>(p.rx_super_segments),
+             static_cast<unsigned long long>(p.tx_super_frames),
+             static_cast<unsigned long long>(p.tx_merged_segments),
+             static_cast<unsigned long long>(p.tx_partial_super_frames));
+    }
   }
   append(out, "emulator CPU: user %.2f s, system %.2f s (%.0f %% of one core)\n", r.cpu_user_s,
          r.cpu_sys_s, r.elapsed_s > 0 ? 100 * (r.cpu_user_s + r.cpu_sys_s) / r.elapsed_s : 0.0);

@@ -1,10 +1,24 @@
 #pragma once
-// TapPort — frame I/O through a TAP device (IFF_TAP | IFF_NO_PI, no virtio-net header, so no
-// offloads): one read() per frame from the host, one write() per frame to it. Kept as the
-// alternative to PacketPort for measurement (docs/emu.md: frame I/O choice); select it with
-// `nicsim emulate --io tap`.
+// TapPort — frame I/O through a TAP device (IFF_TAP | IFF_NO_PI), one read()/write() per frame.
+// Two modes (docs/emu.md: frame I/O choice):
+//  - plain (`nicsim emulate --io tap`): no virtio-net header, so no offloads: every frame is
+//    at most one MTU, kept as the alternative to PacketPort for measurement;
+//  - super-frames (`--io tap-gso`): IFF_VNET_HDR + TUNSETOFFLOAD (TUN_F_CSUM | TUN_F_TSO4 |
+//    TUN_F_TSO6), so the host's kernel hands over TCP super-packets of up to 64 KB with a
+//    virtio-net header (vnet_header.h) as it would to a TSO NIC's driver. The port maps each to
+//    one Packet with gso_segs/gso_size (the NIC model takes it whole or segments it, as its
+//    `tso` says) and keeps the header with the buffer (FrameMeta). Toward the receiving host it
+//    writes the super-frame back with its header when the receiving NIC does GRO (Linux's
+//    default: napi_gro_receive), else the MTU frames segment_tcp() cuts. The models cut a
+//    super-frame into segments without bytes but the last, which carries the whole buffer
+//    (core/gso.h); those byte-less segments are counted here and not written: the receiving
+//    kernel gets the super-frame when its last segment arrives, as GRO flushes it. If the
+//    receiving NIC model dropped some of them, the host gets the segments that arrived (MTU
+//    frames); if it dropped the last, the whole super-frame is lost (its bytes went with it).
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "nicsim/emu/frame_port.h"
@@ -14,9 +28,14 @@ namespace nicsim::emu {
 
 class TapPort final : public FramePort {
  public:
+  struct Params {
+    bool vnet = false;  // super-frame mode (IFF_VNET_HDR); the fd must be created with it
+    bool gro = true;    // vnet: deliver super-frames whole (else as MTU frames)
+  };
   // Takes an open, non-blocking TAP file descriptor (Topology creates it in the host's
   // namespace).
   TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool);
+  TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool, Params params);
 
   int fd() const override { return fd_.get(); }
   size_t receive(Packet* out, int64_t* rx_realtime_ns, size_t max) override;  // no timestamps
@@ -26,15 +45,30 @@ class TapPort final : public FramePort {
   std::string describe() const override;
 
   // Creates a TAP device named `ifname` in the calling thread's network namespace and returns
-  // its non-blocking fd. Throws SysError.
-  static UniqueFd create_tap(const std::string& ifname);
+  // its non-blocking fd; with `vnet`, with virtio-net headers and TCP segmentation offload
+  // (the host's kernel then sends super-frames). Throws SysError.
+  static UniqueFd create_tap(const std::string& ifname, bool vnet = false);
+  // Largest super-frame the host's kernel hands over (GSO_LEGACY_MAX_SIZE 65536 + Ethernet).
+  static constexpr size_t kSuperFrameBytes = 65536 + 64;
 
  private:
+  size_t receive_one(Packet& out);
+  void write_frame(const Packet& p);
+  void write_bytes(const VnetHeader& h, const uint8_t* bytes, size_t len);
+  // Writes only the segments of a super-frame that reached the host (`arrived`, by index).
+  void write_arrived(const FrameMeta& m, const uint8_t* bytes, const std::vector<bool>& arrived);
+
   UniqueFd fd_;
   std::string ifname_;
   FramePool& pool_;
+  Params params_;
   Payload rx_buf_;
   std::vector<Packet> tx_;
+  // Byte-less segments delivered so far, by their super-frame's packet id: which indexes
+  // arrived (a receiving NIC model may drop some). Entries whose last segment never comes
+  // (dropped with the bytes) are forgotten when the table grows past kMaxPending.
+  std::unordered_map<uint64_t, std::vector<bool>> arrived_;
+  static constexpr size_t kMaxPending = 4096;
   PortStats stats_;
 };
 

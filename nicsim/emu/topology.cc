@@ -6,7 +6,17 @@
 
 namespace nicsim::emu {
 
-const char* to_string(FrameIo io) { return io == FrameIo::kPacket ? "packet" : "tap"; }
+const char* to_string(FrameIo io) {
+  switch (io) {
+    case FrameIo::kPacket:
+      return "packet";
+    case FrameIo::kTap:
+      return "tap";
+    case FrameIo::kTapGso:
+      return "tap-gso";
+  }
+  return "?";
+}
 
 std::string HostEnd::addr_string() const { return format_ipv4(addr); }
 
@@ -63,12 +73,14 @@ void Topology::build() {
     NetnsGuard in(h.netns_fd.get());
     Netlink nl;
     Ethtool et;
-    if (options_.io == FrameIo::kTap) {
-      h.tap_fd = TapPort::create_tap(h.ifname);
+    if (options_.io == FrameIo::kTap || options_.io == FrameIo::kTapGso) {
+      h.tap_fd = TapPort::create_tap(h.ifname, options_.io == FrameIo::kTapGso);
       nl.set_mac(h.ifname, h.mac);
     }
     nl.set_mtu(h.ifname, options_.mtu);
-    et.disable_offloads(h.ifname);
+    if (options_.io != FrameIo::kTapGso) {  // tap-gso: keep the TSO/checksum offloads it asked for
+      et.disable_offloads(h.ifname);
+    }
     nl.add_ipv4(h.ifname, h.addr, h.prefix_len);
     if (options_.host_qdisc) {
       nl.set_root_qdisc(h.ifname, "pfifo_fast");

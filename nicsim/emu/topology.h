@@ -35,7 +35,7 @@
 
 namespace nicsim::emu {
 
-enum class FrameIo { kPacket, kTap };
+enum class FrameIo { kPacket, kTap, kTapGso };  // kTapGso: TAP with super-frames (tap_port.h)
 const char* to_string(FrameIo io);
 
 struct TopologyOptions {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Offload benchmark (issue 13 item 3; docs/emu.md "GSO/GRO through the emulator",
+# docs/benchmarks.md), in one run, beside bare veth:
+#   1. bare veth between two namespaces, offloads on (the kernel's own ceiling on this machine),
+#      TCP CUBIC 1 flow and 4 flows; and offloads off, 1 flow (what the emulator's MTU path sees);
+#   2. nicsim emulate, for each frame I/O given (default: packet tap-gso):
+#      - 10 Gbit/s wire, 20 us, generic-10g on both ends, TCP CUBIC 1 flow (target >= 10 Gbit/s);
+#      - 1 Gbit/s wire, 5 ms, generic-1g, TCP CUBIC 4 flows (target release lateness p99 <= 50 us);
+#      - 10 Gbit/s wire, UDP flood of 64-byte frames (target >= 1 Mpps through the emulator);
+#      - idle (a ping every 200 ms), 1 Gbit/s scenario (target timer error p99 <= 10 us);
+#      each with the emulator's frames vs super-frames, its CPU time, timer error and lateness.
+# Never run by CTest: speed is measured, not asserted. Needs root, iperf3, ethtool, flock.
+# Each emulation holds /tmp/nicsim-emu.lock (other emu tests wait).
+# Usage: bench/emu/offload.sh NICSIM [SECONDS] [IO...]   (IO: packet tap tap-gso pull)
+set -euo pipefail
+nicsim=${1:?usage: offload.sh NICSIM [SECONDS] [IO...]}
+nicsim=$(realpath "$nicsim")
+secs=${2:-5}
+shift 2 || shift $#
+ios=("$@")
+[ ${#ios[@]} -gt 0 ] || ios=(packet tap-gso)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+ns_a="nsoffl-$$-a"
+ns_b="nsoffl-$$-b"
+lock=/tmp/nicsim-emu.lock
+cleanup() {
+  [ -s "$work/iperf3.pid" ] && kill "$(cat "$work/iperf3.pid")" 2>/dev/null || true
+  ip netns del "$ns_a" 2>/dev/null || true
+  ip netns del "$ns_b" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+chmod 755 "$work"
+scenario() {  # name rate delay nic
+  cat > "$work/$1.toml" <<TOML
+[scenario]
+name = "offload benchmark: $2, $3"
+duration = "10s"
+[hosts.a]
+cpu = "x86-desktop"
+nic = "$4"
+[hosts.b]
+cpu = "x86-desktop"
+nic = "$4"
+[wire]
+rate = "$2"
+delay = "$3"
+TOML
+}
+scenario fast 10Gbit 20us generic-10g
+scenario gbit 1Gbit 5ms generic-1g
+cp -r "$src/presets" "$work/presets"
+
+echo "machine: $(nproc) vCPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1), kernel $(uname -r)"
+echo "date: $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 1. Bare veth.
+bare() {  # label, ethtool setting (on/off), iperf3 options...
+  local label=$1 setting=$2
+  shift 2
+  ip netns add "$ns_a"
+  ip netns add "$ns_b"
+  ip -n "$ns_a" link add v0 type veth peer name v1 netns "$ns_b"
+  ip netns exec "$ns_a" ethtool -K v0 tx "$setting" sg "$setting" tso "$setting" gso "$setting" \
+    gro "$setting" >/dev/null 2>&1 || true
+  ip netns exec "$ns_b" ethtool -K v1 tx "$setting" sg "$setting" tso "$setting" gso "$setting" \
+    gro "$setting" >/dev/null 2>&1 || true
+  ip -n "$ns_a" addr add 198.19.0.1/24 dev v0
+  ip -n "$ns_b" addr add 198.19.0.2/24 dev v1
+  for ns in "$ns_a" "$ns_b"; do ip -n "$ns" link set lo up; done
+  ip -n "$ns_a" link set v0 up
+  ip -n "$ns_b" link set v1 up
+  ip netns exec "$ns_b" iperf3 -s -1 -D -I "$work/iperf3.pid"
+  sleep 0.3
+  echo "## bare veth, $label"
+  /usr/bin/time -f "  (iperf3 client: %e s elapsed, %U s user, %S s system)" \
+    ip netns exec "$ns_a" iperf3 -c 198.19.0.2 -C cubic -t "$secs" -f m "$@" 2>&1 |
+    grep -E "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|iperf3 client" | tail -3
+  ip netns del "$ns_a"
+  ip netns del "$ns_b"
+  rm -f "$work/iperf3.pid"
+}
+flock "$lock" true  # wait for other emulations before measuring the kernel alone
+bare "offloads on, TCP CUBIC 1 flow" on
+bare "offloads on, TCP CUBIC 4 flows" on -P 4
+bare "offloads off, TCP CUBIC 1 flow" off
+
+# 2. The simulator on the same scenarios (its TCP model, no real kernel): what the NIC and
+#    CPU models alone allow, the reference a faithful emulation should match, not beat.
+sim() {  # label scenario flows
+  local label=$1 name=$2 flows=$3
+  {
+    sed 's/^duration = .*/duration = "'"$secs"'s"/' "$work/$name.toml"
+    for _ in $(seq "$flows"); do printf '\n[[traffic.tcp]]\nfrom = "a"\nto = "b"\n'; done
+  } > "$work/$name-sim.toml"
+  echo "## simulator (nicsim run): $label"
+  (cd "$work" && "$nicsim" run "$name-sim.toml") 2>&1 |
+    grep -E "sender|receiver|^(qdisc|ring|wire|rx) " | grep -v "^\[ *[0-9]*\] *[0-9.]*-[0-9.]* *sec.*Cwnd" |
+    sed 's/^/  /' | tail -8 || true
+}
+sim "10 Gbit/s 20 us, generic-10g, TCP 1 flow" fast 1
+sim "1 Gbit/s 5 ms, generic-1g, TCP 4 flows" gbit 4
+
+# 3. The emulator.
+run() {  # label, nicsim emulate arguments...
+  local label=$1
+  shift
+  echo "## $label"
+  # /usr/bin/time: the whole run (emulator + the hosts' processes, its children): how much of
+  # the 2 vCPUs it got, and how often the scheduler took a CPU away (involuntary switches).
+  (cd "$work" && flock "$lock" /usr/bin/time -f "whole run: %e s elapsed, user %U s, system %S s, %c involuntary / %w voluntary context switches" \
+    "$nicsim" emulate "$@") >"$work/out" 2>"$work/err" || true
+  grep -hE "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|packet loss|rtt min|frame I/O|^a->b|^b->a|timer error|release lateness|loop work|^port |emulator CPU|whole run|^  tx .*frames" \
+    "$work/out" "$work/err" | grep -v "^\s*$" | awk '!seen[$0]++' | sed 's/^/  /' || cat "$work/err"
+}
+tcp1="iperf3 -c \$NICSIM_PEER -C cubic -t $secs -f m | grep -E 'sender|receiver'"
+tcp4="iperf3 -c \$NICSIM_PEER -C cubic -P 4 -t $secs -f m | grep -E 'SUM.*(sender|receiver)'"
+# 64-byte frames: 14 Ethernet + 20 IPv4 + 8 UDP + 22 payload; -b 0: as fast as the sender can.
+udp="iperf3 -c \$NICSIM_PEER -u -l 22 -b 0 -t $secs -f m | grep -E 'sender|receiver'"
+for io in "${ios[@]}"; do
+  echo
+  echo "=== frame I/O: $io"
+  run "$io: 10 Gbit/s 20 us, generic-10g, TCP CUBIC 1 flow" fast.toml --io "$io" \
+    --server 'iperf3 -s -1' -- sh -c "$tcp1"
+  run "$io: 1 Gbit/s 5 ms, generic-1g, TCP CUBIC 4 flows" gbit.toml --io "$io" \
+    --server 'iperf3 -s -1' -- sh -c "$tcp4"
+  run "$io: 10 Gbit/s 20 us, generic-10g, UDP 64-byte frames (a->b frames in / $secs s = pps)" \
+    fast.toml --io "$io" --server 'iperf3 -s -1' -- sh -c "$udp"
+  # Idle: a ping every 200 ms (the loop sleeps between them; each frame's deadlines are timed).
+  run "$io: idle, 1 Gbit/s scenario, ping -i 0.2 for $secs s" gbit.toml --io "$io" \
+    -- sh -c "ping -q -i 0.2 -w $secs \$NICSIM_PEER"
+done
