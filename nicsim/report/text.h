@@ -92,6 +92,9 @@ std::string format_stage_table(const Run& run);
 // Networks: per node CPU busy and router counters, per interface packets, drops and the qdisc's
 // own counters; "" in the two-host form.
 std::string format_network_table(const Run& run);
+// GRO: per host frames, packets after GRO, frames per packet and receive CPU per byte; "" when
+// the run has no rx_batching.
+std::string format_rx_batching(const Run& run);
 // "metric | published | simulated | error"; empty when there are no comparison rows.
 std::string format_comparison_table(const std::vector<Comparison>& rows);
 // "run 2/4 bql=true rate=1Gbit: 12.5/30 s simulated, 41x real time" (no newline).
