@@ -110,6 +110,8 @@ std::vector<NicField> make_platform_fields() {
   f.push_back(
       field<N>("napi_budget", Kind::kInt, [](N& n) -> int64_t& { return n.platform.napi_budget; }));
   f.push_back(field<N>("gro", Kind::kBool, [](N& n) -> bool& { return n.platform.gro; }));
+  f.push_back(
+      field<N>("adaptive_rx", Kind::kBool, [](N& n) -> bool& { return n.platform.adaptive_rx; }));
   f.push_back(field<N>("gro_max_size", Kind::kBytes,
                        [](N& n) -> int64_t& { return n.platform.gro_max_size; }));
   return f;

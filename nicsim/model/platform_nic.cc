@@ -43,6 +43,17 @@ algo::Gro::Params gro_params(const PlatformNic::Params& p) {
   return g;
 }
 
+algo::IrqCoalescer::Params moderation_of(const algo::NetDim::Profile& p) {
+  return algo::IrqCoalescer::Params{.usecs = Duration::us(p.usecs), .frames = p.frames};
+}
+
+algo::IrqCoalescer::Params rx_irq_params(const PlatformNic::Params& p) {
+  if (p.adaptive_rx) {  // the driver starts with net_dim_get_def_rx_moderation
+    return moderation_of(algo::NetDim().default_profile());
+  }
+  return p.rx_coalesce;
+}
+
 algo::IrqCoalescer::Params tx_irq_params(const PlatformNic::Params& p) {
   if (p.tx_completion == TxCompletion::kIrq) {
     return p.tx_coalesce;
@@ -175,7 +186,7 @@ PlatformNic::PlatformNic(const Params& params, AnyQueue qdisc, const CpuCosts& c
       qdisc_(std::move(qdisc)),
       doorbell_(params_.doorbell),
       tx_irq_(tx_irq_params(params_)),
-      rx_irq_(params_.rx_coalesce),
+      rx_irq_(rx_irq_params(params_)),
       gro_(gro_params(params_)) {
   if (!qdisc_) {
     throw InvalidParams(ParamError{"qdisc", "no qdisc given"});
@@ -637,6 +648,9 @@ void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
   // Hard IRQ: mask the device's interrupt(s) and schedule NAPI (§7.2).
   n.scheduled = true;
   if (n.rx) {
+    ++rx_dim_events_;  // u16, wraps as the drivers' event counters do
+  }
+  if (n.rx) {
     rx_irq_.mask();
   }
   if (n.tx) {
@@ -760,6 +774,19 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
   // napi_complete_done: re-enable the interrupt. Completions the poll handled no longer count;
   // those it did not see may raise the next interrupt at once.
   n.scheduled = false;
+  if (n.rx && params_.adaptive_rx) {
+    // net_dim with the queue's running counters, as mlx5/bnxt do after napi_complete_done; the
+    // new profile is applied at once (Linux: from a work item, microseconds later).
+    const algo::NetDim::Sample sample{.time = t,
+                                      .packets = static_cast<uint32_t>(stats_.rx_delivered),
+                                      .bytes = static_cast<uint32_t>(stats_.rx_bytes),
+                                      .events = rx_dim_events_};
+    if (rx_dim_.on_interrupt(sample)) {
+      rx_irq_.set_params(moderation_of(rx_dim_.profile()));
+      rx_dim_.profile_applied();
+      ++stats_.dim_changes;
+    }
+  }
   bool fire_rx = false;
   bool fire_tx = false;
   if (n.rx) {
@@ -945,7 +972,8 @@ std::string PlatformNic::describe() const {
          " tx_coal_timer=" + format_duration(p.tx_coal_timer) + ")";
   }
   s += std::string(" clean_tx_in_rx_poll=") + on_off(p.clean_tx_in_rx_poll);
-  s += " " + format_coalesce("rx", p.rx_coalesce);
+  s += " " + (p.adaptive_rx ? std::string("adaptive-rx=on(net_dim)")
+                            : format_coalesce("rx", p.rx_coalesce));
   s += " napi_budget=" + std::to_string(p.napi_budget);
   if (p.gro) {
     s += " gro=on gro_max_size=" + std::to_string(p.gro_max_size);

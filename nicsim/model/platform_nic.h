@@ -85,6 +85,7 @@
 #include "nicsim/algo/doorbell.h"
 #include "nicsim/algo/gro.h"
 #include "nicsim/algo/irq_coalescer.h"
+#include "nicsim/algo/net_dim.h"
 #include "nicsim/core/element.h"
 #include "nicsim/core/gso.h"
 #include "nicsim/core/observer.h"
@@ -171,6 +172,10 @@ class PlatformNic final : public Nic {
     // gro_max_size (ip link set ... gro_max_size): a merged IPv4 packet stays below it. 65536 =
     // GRO_LEGACY_MAX_SIZE, also the largest value IPv4 accepts without BIG TCP.
     int64_t gro_max_size = 65536;
+    // ethtool -C adaptive-rx on: net_dim (algo::NetDim, RX profiles, EQE mode) picks the RX
+    // moderation from its profile table, starting at the default profile (8 us, 256 frames);
+    // rx_coalesce is then only the validated fallback. Off: rx_coalesce is fixed.
+    bool adaptive_rx = false;
 
     Validation validate() const;
   };
@@ -228,7 +233,8 @@ class PlatformNic final : public Nic {
     // GRO (gro on): packets handed to the stack (merged or alone) and the CPU time charged
     // for receiving (per_rx_frame share + copy per frame, per_rx_packet per packet).
     uint64_t rx_stack_packets = 0;
-    Duration rx_cpu;  // receive work on the CPU (with GRO or without), excluding IRQ/poll
+    uint64_t dim_changes = 0;  // adaptive_rx: profiles applied
+    Duration rx_cpu;           // receive work on the CPU (with GRO or without), excluding IRQ/poll
     // BQL.
     uint64_t bql_limit_high_water = 0;
   };
@@ -254,6 +260,7 @@ class PlatformNic final : public Nic {
   const Stats& stats() const { return stats_; }
   const Params& params() const { return params_; }
   const algo::Gro& gro() const { return gro_; }
+  const algo::NetDim& rx_dim() const { return rx_dim_; }
   const algo::Doorbell& doorbell() const { return doorbell_; }
   const AnyQueue& qdisc() const { return qdisc_; }
   AnyQueue& qdisc() { return qdisc_; }
@@ -423,6 +430,8 @@ class PlatformNic final : public Nic {
   // RX and NAPI.
   PacketFifo rx_ring_;
   algo::Gro gro_;
+  algo::NetDim rx_dim_;
+  uint16_t rx_dim_events_ = 0;  // RX interrupts that scheduled NAPI (the DIM event counter)
   Napi napi_[2];
   uint8_t rx_ctx_ = 0;
   uint8_t tx_ctx_ = 0;

@@ -963,16 +963,17 @@ struct GroRx {
     std::map<uint64_t, algo::GroHeader> headers;
   };
 
-  explicit GroRx(bool gro, const CpuCosts& costs = gro_costs())
+  explicit GroRx(bool gro, const CpuCosts& costs = gro_costs(), bool adaptive_rx = false)
       : in(Wire::Params{.rate = Rate::gbit(1)}),
         out(Wire::Params{.rate = Rate::gbit(1)}),
-        nic(params(gro), pfifo(), costs) {
+        nic(params(gro, adaptive_rx), pfifo(), costs) {
     nic.attach(&out, &in, &cpu, &sink);
   }
-  static PlatformNic::Params params(bool gro) {
+  static PlatformNic::Params params(bool gro, bool adaptive_rx) {
     PlatformNic::Params p;
     p.rx_coalesce = {.usecs = 100_us, .frames = 0};  // a 5-frame burst (60 us) fits one poll
     p.gro = gro;
+    p.adaptive_rx = adaptive_rx;
     return p;
   }
   static CpuCosts gro_costs() {
@@ -1121,6 +1122,34 @@ TEST(PlatformNicGro, GroMaxSizeIsValidated) {
   Validation cv = c.validate();
   ASSERT_TRUE(cv.has_value());
   EXPECT_EQ(cv->key, "per_rx_packet");
+}
+
+// ---- adaptive-rx (net_dim) ----------------------------------------------------------------
+
+TEST(PlatformNicDim, AdaptiveRxStartsAtTheDefaultProfileAndFollowsNetDim) {
+  // A steady 1 Gbit/s stream of full frames: every RX interrupt feeds net_dim's 64-event
+  // window; its decisions reprogram the RX moderation.
+  GroRx r(false, GroRx::gro_costs(), true);
+  EXPECT_EQ(r.nic.rx_dim().default_profile(), (algo::NetDim::Profile{8, 256}));
+  for (uint64_t n = 0; n < 4000; ++n) {
+    r.frame(n, at_ns(0));  // back to back on the wire: 12.3 us apart
+  }
+  r.run_until(at_ns(100'000'000));
+  const algo::NetDim& dim = r.nic.rx_dim();
+  EXPECT_GT(dim.stats().windows, 0u);
+  EXPECT_GT(r.nic.stats().dim_changes, 0u);
+  EXPECT_EQ(r.nic.stats().dim_changes, dim.stats().changes);
+  // Every frame was delivered whatever the profile (the ring never overflows here).
+  EXPECT_EQ(r.nic.stats().rx_delivered, 4000u);
+  EXPECT_EQ(r.nic.stats().rx_missed, 0u);
+  // With a fixed moderation nothing changes.
+  GroRx f(false, GroRx::gro_costs(), false);
+  for (uint64_t n = 0; n < 400; ++n) {
+    f.frame(n, at_ns(0));
+  }
+  f.run_until(at_ns(100'000'000));
+  EXPECT_EQ(f.nic.stats().dim_changes, 0u);
+  EXPECT_EQ(f.nic.rx_dim().stats().windows, 0u);
 }
 
 }  // namespace
