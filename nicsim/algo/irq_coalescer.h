@@ -17,8 +17,8 @@
 // While masked the poll loop consumes completions (consumed()); only those left when the IRQ
 // is re-enabled can raise the next one.
 // The element never reads a clock: the back-end calls expire(now) at next_ready().
-// Deviations: adaptive moderation (DIM, adaptive-rx/tx) and the *-irq variants are not
-// modelled; drivers that ignore `frames` are expressed by frames = 0 (docs/algorithms/irq_coalescer.md).
+// Adaptive moderation (DIM) is algo::NetDim, which reprograms this through set_params().
+// Deviations: the *-irq variants are not modelled; drivers that ignore `frames` are expressed by frames = 0 (docs/algorithms/irq_coalescer.md).
 
 #include <cstdint>
 #include <optional>
@@ -61,6 +61,9 @@ class IrqCoalescer {
   // The driver's poll processed `count` of the pending completions (they no longer count toward
   // the next interrupt). The timer of any remaining ones keeps its original start.
   void consumed(uint64_t count);
+  // The driver reprograms the moderation (ethtool -C, or adaptive moderation's work item): the
+  // new values decide from now on; pending completions keep their first-pending time.
+  void set_params(const Params& params) { params_ = require_valid(params); }
 
   bool masked() const { return masked_; }
   uint64_t pending() const { return pending_; }

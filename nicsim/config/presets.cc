@@ -109,6 +109,11 @@ std::vector<NicField> make_platform_fields() {
                        {"rx_coalesce.frames", "rx_coalesce"}));
   f.push_back(
       field<N>("napi_budget", Kind::kInt, [](N& n) -> int64_t& { return n.platform.napi_budget; }));
+  f.push_back(field<N>("gro", Kind::kBool, [](N& n) -> bool& { return n.platform.gro; }));
+  f.push_back(
+      field<N>("adaptive_rx", Kind::kBool, [](N& n) -> bool& { return n.platform.adaptive_rx; }));
+  f.push_back(field<N>("gro_max_size", Kind::kBytes,
+                       [](N& n) -> int64_t& { return n.platform.gro_max_size; }));
   return f;
 }
 
@@ -188,6 +193,8 @@ std::vector<Field<CpuCosts>> make_cpu_fields() {
   f.push_back(field<C>("per_poll", Kind::kDuration, [](C& c) -> Duration& { return c.per_poll; }));
   f.push_back(
       field<C>("per_rx_frame", Kind::kDuration, [](C& c) -> Duration& { return c.per_rx_frame; }));
+  f.push_back(field<C>("per_rx_packet", Kind::kDuration,
+                       [](C& c) -> Duration& { return c.per_rx_packet; }));
   f.push_back(
       field<C>("per_tx_frame", Kind::kDuration, [](C& c) -> Duration& { return c.per_tx_frame; }));
   f.push_back(

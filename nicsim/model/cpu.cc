@@ -16,6 +16,12 @@ Validation CpuCosts::validate() const {
       return ParamError{c.key, "CPU cost must be >= 0"};
     }
   }
+  if (per_rx_packet < Duration::zero()) {
+    return ParamError{"per_rx_packet", "CPU cost must be >= 0"};
+  }
+  if (per_rx_packet > per_rx_frame) {
+    return ParamError{"per_rx_packet", "must be <= per_rx_frame (it is the stack's share of it)"};
+  }
   if (copy_ps_per_byte < 0) {
     return ParamError{"copy_ps_per_byte", "CPU cost must be >= 0"};
   }

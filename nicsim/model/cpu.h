@@ -31,6 +31,10 @@ struct CpuCosts {
   Duration per_forward = Duration::zero();   // ip_rcv + FIB lookup + ip_forward + neighbour output, per packet
   Duration per_qdisc_op = Duration::zero();  // one packet through one shaping/scheduling qdisc (HTB, fq_codel,
                             // TBF...) beyond the FIFO work already in per_tx_frame
+  // The part of per_rx_frame paid once per packet handed to the stack (netif_receive_skb, IP,
+  // TCP, socket queueing, skb free): with GRO a merged packet pays it once, its frames pay
+  // per_rx_frame - per_rx_packet each (driver + dev_gro_receive). Only NICs with GRO read it.
+  Duration per_rx_packet = Duration::zero();
   Validation validate() const;
   // The cost of copying `bytes` bytes.
   Duration copy(uint64_t bytes) const {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "nicsim/algo/gro.h"
 #include "nicsim/core/element.h"
 #include "nicsim/core/observer.h"
 #include "nicsim/core/packet.h"
@@ -53,6 +54,17 @@ class NicSink {
   // same destructor, so TCP Small Queues gets the bytes back either way. A packet refused at
   // send() (Verdict::kDropped) is NOT released here: the caller still owns that decision.
   virtual void tx_released(const TxRelease& release, Time now) = 0;
+  // GRO (a NIC with gro on): the headers tcp4_gro_receive would read from `frame`. The default
+  // says "not TCP", so every frame is delivered alone.
+  virtual algo::GroHeader gro_header(const Packet& /*frame*/) const { return {}; }
+  // A packet GRO completed: its frames, in sequence order, reach the stack as ONE packet (one
+  // pass through ip_rcv / tcp_v4_rcv, so one ACK decision). `frames` may be moved from. The
+  // default hands each frame to deliver().
+  virtual void deliver_merged(std::vector<Packet>& frames, Time now) {
+    for (Packet& f : frames) {
+      deliver(std::move(f), now);
+    }
+  }
 };
 
 // Summary counters every NIC reports (more detail in each model's own stats).

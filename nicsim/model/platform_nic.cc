@@ -37,6 +37,23 @@ std::string format_coalesce(const char* dir, const algo::IrqCoalescer::Params& p
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
+algo::Gro::Params gro_params(const PlatformNic::Params& p) {
+  algo::Gro::Params g;
+  g.max_size = static_cast<uint32_t>(std::clamp<int64_t>(p.gro_max_size, 1, 65536));
+  return g;
+}
+
+algo::IrqCoalescer::Params moderation_of(const algo::NetDim::Profile& p) {
+  return algo::IrqCoalescer::Params{.usecs = Duration::us(p.usecs), .frames = p.frames};
+}
+
+algo::IrqCoalescer::Params rx_irq_params(const PlatformNic::Params& p) {
+  if (p.adaptive_rx) {  // the driver starts with net_dim_get_def_rx_moderation
+    return moderation_of(algo::NetDim().default_profile());
+  }
+  return p.rx_coalesce;
+}
+
 algo::IrqCoalescer::Params tx_irq_params(const PlatformNic::Params& p) {
   if (p.tx_completion == TxCompletion::kIrq) {
     return p.tx_coalesce;
@@ -134,6 +151,11 @@ Validation PlatformNic::Params::validate() const {
   if (napi_budget < 1) {
     return ParamError{"napi_budget", "must be >= 1, got " + std::to_string(napi_budget)};
   }
+  if (gro_max_size < 1 || gro_max_size > 65536) {
+    return ParamError{"gro_max_size",
+                      "must be in [1 B, 64 KiB] (GRO_LEGACY_MAX_SIZE: IPv4 without BIG TCP), got " +
+                          std::to_string(gro_max_size) + " B"};
+  }
   return std::nullopt;
 }
 
@@ -164,7 +186,8 @@ PlatformNic::PlatformNic(const Params& params, AnyQueue qdisc, const CpuCosts& c
       qdisc_(std::move(qdisc)),
       doorbell_(params_.doorbell),
       tx_irq_(tx_irq_params(params_)),
-      rx_irq_(params_.rx_coalesce) {
+      rx_irq_(rx_irq_params(params_)),
+      gro_(gro_params(params_)) {
   if (!qdisc_) {
     throw InvalidParams(ParamError{"qdisc", "no qdisc given"});
   }
@@ -625,6 +648,9 @@ void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
   // Hard IRQ: mask the device's interrupt(s) and schedule NAPI (§7.2).
   n.scheduled = true;
   if (n.rx) {
+    ++rx_dim_events_;  // u16, wraps as the drivers' event counters do
+  }
+  if (n.rx) {
     rx_irq_.mask();
   }
   if (n.tx) {
@@ -656,7 +682,13 @@ void PlatformNic::rx_next(uint8_t ctx, Time t) {
   Napi& n = napi_[ctx];
   if (n.rx && n.work < params_.napi_budget && !rx_ring_.empty()) {
     const Packet& f = rx_ring_.front();
-    const Time done = cpu_->run(t, costs_.per_rx_frame + costs_.copy(f.len));
+    // With GRO the frame pays the driver's and dev_gro_receive's share; the stack's share
+    // (per_rx_packet) is paid per packet GRO hands up (gro_charge).
+    const Duration per_frame =
+        params_.gro ? costs_.per_rx_frame - costs_.per_rx_packet : costs_.per_rx_frame;
+    const Duration cost = per_frame + costs_.copy(f.len);
+    stats_.rx_cpu += cost;
+    const Time done = cpu_->run(t, cost);
     schedule(done, Action{ActionKind::kRxFrameDone, ctx, 0});
     return;
   }
@@ -669,13 +701,66 @@ void PlatformNic::rx_frame_done(uint8_t ctx, Time t) {
   ++n.work;
   ++stats_.rx_delivered;
   stats_.rx_bytes += f.len;
+  if (params_.gro) {
+    // napi_gro_receive: the frame joins a held packet, is held, or completes packets.
+    const algo::GroHeader h = sink_->gro_header(f);
+    gro_.receive(std::move(f), h, t);
+    if (gro_charge(ctx, t, 0)) {
+      return;  // the stack runs first; gro_deliver continues the poll
+    }
+    rx_next(ctx, t);
+    return;
+  }
   f.stamp(Stage::kRxDeliver, t);
   sink_->deliver(std::move(f), t);
   rx_next(ctx, t);
 }
 
+// GRO's completed packets go up the stack (netif_receive_skb → ip_rcv → tcp_v4_rcv): each
+// costs per_rx_packet on the CPU; they are delivered when that work ends. Returns false when
+// nothing was completed.
+bool PlatformNic::gro_charge(uint8_t ctx, Time t, uint64_t then_end_poll) {
+  const uint64_t k = gro_.completed_count();
+  if (k == 0) {
+    return false;
+  }
+  const Duration cost = costs_.per_rx_packet * static_cast<int64_t>(k);
+  stats_.rx_cpu += cost;
+  const Time done = cpu_->run(t, cost);
+  schedule(done, Action{ActionKind::kGroDeliver, ctx, then_end_poll});
+  return true;
+}
+
+void PlatformNic::gro_deliver(uint8_t ctx, Time t, uint64_t then_end_poll) {
+  while (gro_.has_completed()) {
+    algo::GroPacket p = gro_.pop_completed();
+    ++stats_.rx_stack_packets;
+    for (Packet& f : p.frames) {
+      f.stamp(Stage::kRxDeliver, t);
+    }
+    if (p.frames.size() == 1) {
+      sink_->deliver(std::move(p.frames.front()), t);
+    } else {
+      sink_->deliver_merged(p.frames, t);
+    }
+    gro_.recycle(std::move(p));
+  }
+  if (then_end_poll != 0) {
+    poll_end(ctx, t);
+  } else {
+    rx_next(ctx, t);
+  }
+}
+
 void PlatformNic::poll_end(uint8_t ctx, Time t) {
   Napi& n = napi_[ctx];
+  if (n.rx && params_.gro && gro_.holding() > 0) {
+    // napi_complete_done → gro_flush_normal (and __napi_poll with the budget used up, which
+    // flushes everything when HZ < 1000): nothing is held across polls.
+    gro_.flush(t, false);
+    gro_charge(ctx, t, 1);
+    return;
+  }
   const bool modern = params_.tx_completion == TxCompletion::kStmmacModern;
   if (n.rx && n.work >= params_.napi_budget) {
     // Budget used up: stay scheduled (interrupt still masked) and poll again.
@@ -689,6 +774,19 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
   // napi_complete_done: re-enable the interrupt. Completions the poll handled no longer count;
   // those it did not see may raise the next interrupt at once.
   n.scheduled = false;
+  if (n.rx && params_.adaptive_rx) {
+    // net_dim with the queue's running counters, as mlx5/bnxt do after napi_complete_done; the
+    // new profile is applied at once (Linux: from a work item, microseconds later).
+    const algo::NetDim::Sample sample{.time = t,
+                                      .packets = static_cast<uint32_t>(stats_.rx_delivered),
+                                      .bytes = static_cast<uint32_t>(stats_.rx_bytes),
+                                      .events = rx_dim_events_};
+    if (rx_dim_.on_interrupt(sample)) {
+      rx_irq_.set_params(moderation_of(rx_dim_.profile()));
+      rx_dim_.profile_applied();
+      ++stats_.dim_changes;
+    }
+  }
   bool fire_rx = false;
   bool fire_tx = false;
   if (n.rx) {
@@ -749,6 +847,9 @@ void PlatformNic::dispatch(Time t, const Action& a) {
     case ActionKind::kQdiscRun:
       qdisc_run_pending_ = false;
       qdisc_run(t);
+      break;
+    case ActionKind::kGroDeliver:
+      gro_deliver(a.ctx, t, a.value);
       break;
   }
 }
@@ -871,8 +972,12 @@ std::string PlatformNic::describe() const {
          " tx_coal_timer=" + format_duration(p.tx_coal_timer) + ")";
   }
   s += std::string(" clean_tx_in_rx_poll=") + on_off(p.clean_tx_in_rx_poll);
-  s += " " + format_coalesce("rx", p.rx_coalesce);
+  s += " " + (p.adaptive_rx ? std::string("adaptive-rx=on(net_dim)")
+                            : format_coalesce("rx", p.rx_coalesce));
   s += " napi_budget=" + std::to_string(p.napi_budget);
+  if (p.gro) {
+    s += " gro=on gro_max_size=" + std::to_string(p.gro_max_size);
+  }
   s += std::string(" bypass=") + on_off(p.qdisc_bypass);
   s += std::string(" bulk_dequeue=") + on_off(p.bulk_dequeue);
   s += " dev_tx_weight=" + std::to_string(p.dev_tx_weight);

@@ -83,7 +83,9 @@
 #include <vector>
 
 #include "nicsim/algo/doorbell.h"
+#include "nicsim/algo/gro.h"
 #include "nicsim/algo/irq_coalescer.h"
+#include "nicsim/algo/net_dim.h"
 #include "nicsim/core/element.h"
 #include "nicsim/core/gso.h"
 #include "nicsim/core/observer.h"
@@ -163,6 +165,17 @@ class PlatformNic final : public Nic {
     algo::IrqCoalescer::Params rx_coalesce{};
     // NAPI poll budget: NAPI_POLL_WEIGHT = 64 (§7.2).
     int64_t napi_budget = 64;
+    // GRO (ethtool -K gro on, napi_gro_receive): frames of one poll merge into packets that
+    // pay the stack's per_rx_packet once (docs/rx-batching.md). Off by default, so existing
+    // scenarios keep their results; Linux drivers enable it by default.
+    bool gro = false;
+    // gro_max_size (ip link set ... gro_max_size): a merged IPv4 packet stays below it. 65536 =
+    // GRO_LEGACY_MAX_SIZE, also the largest value IPv4 accepts without BIG TCP.
+    int64_t gro_max_size = 65536;
+    // ethtool -C adaptive-rx on: net_dim (algo::NetDim, RX profiles, EQE mode) picks the RX
+    // moderation from its profile table, starting at the default profile (8 us, 256 frames);
+    // rx_coalesce is then only the validated fallback. Off: rx_coalesce is fixed.
+    bool adaptive_rx = false;
 
     Validation validate() const;
   };
@@ -217,6 +230,11 @@ class PlatformNic final : public Nic {
     uint64_t polls = 0;             // NAPI poll invocations (both contexts)
     uint64_t budget_exhausted = 0;  // polls that used the whole napi_budget
     uint64_t max_rx_ring = 0;       // RX ring occupancy high water
+    // GRO (gro on): packets handed to the stack (merged or alone) and the CPU time charged
+    // for receiving (per_rx_frame share + copy per frame, per_rx_packet per packet).
+    uint64_t rx_stack_packets = 0;
+    uint64_t dim_changes = 0;  // adaptive_rx: profiles applied
+    Duration rx_cpu;           // receive work on the CPU (with GRO or without), excluding IRQ/poll
     // BQL.
     uint64_t bql_limit_high_water = 0;
   };
@@ -241,6 +259,8 @@ class PlatformNic final : public Nic {
 
   const Stats& stats() const { return stats_; }
   const Params& params() const { return params_; }
+  const algo::Gro& gro() const { return gro_; }
+  const algo::NetDim& rx_dim() const { return rx_dim_; }
   const algo::Doorbell& doorbell() const { return doorbell_; }
   const AnyQueue& qdisc() const { return qdisc_; }
   AnyQueue& qdisc() { return qdisc_; }
@@ -264,6 +284,7 @@ class PlatformNic final : public Nic {
     kTxCleanDone,  // ctx (or kNoCtx: 2014 timer), value = entries cleaned
     kRxFrameDone,  // ctx: the CPU finished the RX ring's head frame
     kQdiscRun,     // NET_TX softirq
+    kGroDeliver,   // ctx: the stack finished GRO's completed packets; value 1: poll ending
   };
   struct Action {
     ActionKind kind;
@@ -328,6 +349,8 @@ class PlatformNic final : public Nic {
   void rx_next(uint8_t ctx, Time t);
   void rx_frame_done(uint8_t ctx, Time t);
   void poll_end(uint8_t ctx, Time t);
+  bool gro_charge(uint8_t ctx, Time t, uint64_t then_end_poll);
+  void gro_deliver(uint8_t ctx, Time t, uint64_t then_end_poll);
   void tx_timer_fire(Time t);
   void dispatch(Time t, const Action& a);
   TxSlot& slot(uint64_t index) { return tx_ring_[index & tx_ring_mask_]; }
@@ -406,6 +429,9 @@ class PlatformNic final : public Nic {
 
   // RX and NAPI.
   PacketFifo rx_ring_;
+  algo::Gro gro_;
+  algo::NetDim rx_dim_;
+  uint16_t rx_dim_events_ = 0;  // RX interrupts that scheduled NAPI (the DIM event counter)
   Napi napi_[2];
   uint8_t rx_ctx_ = 0;
   uint8_t tx_ctx_ = 0;

@@ -936,5 +936,221 @@ TEST(PlatformNic, WorksWithCodelAndFifo) {
   expect_identities(l.a, l.ab);
 }
 
+// ---- GRO (napi_gro_receive in the poll, napi_gro_flush at its end) ----------------------
+
+// A receiving NIC alone: frames are put on its incoming wire by the test; the sink answers
+// gro_header from a table and records what reaches the stack, merged packets as groups.
+struct GroRx {
+  static constexpr uint32_t kMss = 1448;
+  static constexpr uint32_t kHeaders = 52;  // IPv4 20 + TCP 20 + timestamps 12
+
+  struct GroSink final : NicSink {
+    void deliver(Packet&& f, Time now) override { groups.push_back({{f.id}, now}); }
+    void deliver_merged(std::vector<Packet>& frames, Time now) override {
+      Group g{{}, now};
+      for (const Packet& f : frames) {
+        g.ids.push_back(f.id);
+      }
+      groups.push_back(g);
+    }
+    void tx_released(const TxRelease&, Time) override {}
+    algo::GroHeader gro_header(const Packet& f) const override { return headers.at(f.id); }
+    struct Group {
+      std::vector<uint64_t> ids;
+      Time at;
+    };
+    std::vector<Group> groups;
+    std::map<uint64_t, algo::GroHeader> headers;
+  };
+
+  explicit GroRx(bool gro, const CpuCosts& costs = gro_costs(), bool adaptive_rx = false)
+      : in(Wire::Params{.rate = Rate::gbit(1)}),
+        out(Wire::Params{.rate = Rate::gbit(1)}),
+        nic(params(gro, adaptive_rx), pfifo(), costs) {
+    nic.attach(&out, &in, &cpu, &sink);
+  }
+  static PlatformNic::Params params(bool gro, bool adaptive_rx) {
+    PlatformNic::Params p;
+    p.rx_coalesce = {.usecs = 100_us, .frames = 0};  // a 5-frame burst (60 us) fits one poll
+    p.gro = gro;
+    p.adaptive_rx = adaptive_rx;
+    return p;
+  }
+  static CpuCosts gro_costs() {
+    CpuCosts c = test_costs();
+    c.per_rx_packet = 1_us;  // of per_rx_frame's 3 us
+    return c;
+  }
+  // Data segment number n of flow 1 (payload 0: a pure ACK), sent on the wire at `t`.
+  void frame(uint64_t n, Time t, uint32_t payload = kMss, uint8_t tos = 0) {
+    Packet p;
+    p.id = ++next_id;
+    p.flow_hash = 7;
+    p.tos = tos;
+    p.len = 14 + kHeaders + payload;
+    algo::GroHeader h;
+    h.tcp = true;
+    h.flow = 1;
+    h.seq = 1 + n * kMss;
+    h.ack = 1;
+    h.payload = payload;
+    h.headers = kHeaders;
+    h.flags = algo::kGroAck;
+    h.tos = tos;
+    sink.headers[p.id] = h;
+    in.transmit(std::move(p), t);
+  }
+  void run_until(Time end) {
+    for (;;) {
+      std::optional<Time> t = nic.next_event();
+      if (!t || *t > end) {
+        return;
+      }
+      nic.advance(*t);
+    }
+  }
+  std::vector<size_t> sizes() const {
+    std::vector<size_t> s;
+    for (const auto& g : sink.groups) {
+      s.push_back(g.ids.size());
+    }
+    return s;
+  }
+  Wire in;
+  Wire out;
+  Cpu cpu;
+  GroSink sink;
+  PlatformNic nic;
+  uint64_t next_id = 0;
+};
+
+TEST(PlatformNicGro, MergesWithinAPollNeverAcrossPolls) {
+  // Two bursts of five in-order segments, 1 ms apart, one sequence: each burst is one poll, so
+  // two packets of five frames — never one of ten (GRO is flushed at napi_complete_done).
+  GroRx r(true);
+  for (uint64_t n = 0; n < 5; ++n) {
+    r.frame(n, at_ns(0));
+  }
+  for (uint64_t n = 5; n < 10; ++n) {
+    r.frame(n, at_ns(1'000'000));
+  }
+  r.run_until(at_ns(5'000'000));
+  EXPECT_EQ(r.sizes(), (std::vector<size_t>{5, 5}));
+  EXPECT_EQ(r.sink.groups[0].ids, (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+  EXPECT_LT(r.sink.groups[0].at, at_ns(1'000'000));  // delivered in the first poll
+  const PlatformNic::Stats& s = r.nic.stats();
+  EXPECT_EQ(s.polls, 2u);
+  EXPECT_EQ(s.rx_delivered, 10u);
+  EXPECT_EQ(s.rx_stack_packets, 2u);
+  EXPECT_EQ(r.nic.gro().stats().by_poll, 2u);
+  EXPECT_EQ(r.nic.gro().holding(), 0u);
+}
+
+TEST(PlatformNicGro, OffDeliversEveryFrameAlone) {
+  GroRx r(false);
+  for (uint64_t n = 0; n < 5; ++n) {
+    r.frame(n, at_ns(0));
+  }
+  r.run_until(at_ns(5'000'000));
+  EXPECT_EQ(r.sizes(), (std::vector<size_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(r.nic.stats().rx_stack_packets, 0u);  // not counted without GRO
+}
+
+TEST(PlatformNicGro, PureAcksPassAlone) {
+  GroRx r(true);
+  for (uint64_t n = 0; n < 4; ++n) {
+    r.frame(0, at_ns(0), 0);  // pure ACKs (no payload)
+  }
+  r.run_until(at_ns(5'000'000));
+  EXPECT_EQ(r.sizes(), (std::vector<size_t>{1, 1, 1, 1}));
+  EXPECT_EQ(r.nic.stats().rx_stack_packets, 4u);
+  EXPECT_EQ(r.nic.gro().stats().normal, 4u);
+}
+
+TEST(PlatformNicGro, CeMarkedFrameFlushes) {
+  // Frame 3 carries CE (TOS ECN bits 11): it cannot join the packet before it, nor can the
+  // not-CE frame after it join its packet.
+  GroRx r(true);
+  for (uint64_t n = 0; n < 6; ++n) {
+    r.frame(n, at_ns(0), GroRx::kMss, n == 3 ? 0x03 : 0x02);
+  }
+  r.run_until(at_ns(5'000'000));
+  EXPECT_EQ(r.sizes(), (std::vector<size_t>{3, 1, 2}));
+  EXPECT_EQ(r.nic.gro().stats().by_mismatch, 2u);
+}
+
+TEST(PlatformNicGro, StackCostIsPaidPerMergedPacket) {
+  // Five frames in one poll: GRO off costs 5 x per_rx_frame (3 us); on, 5 x (3 - 1) us for
+  // the driver + GRO and 1 x per_rx_packet (1 us) for the one merged packet.
+  GroRx off(false);
+  GroRx on(true);
+  for (GroRx* r : {&off, &on}) {
+    for (uint64_t n = 0; n < 5; ++n) {
+      r->frame(n, at_ns(0));
+    }
+    r->run_until(at_ns(5'000'000));
+  }
+  EXPECT_EQ(off.nic.stats().rx_cpu, 15_us);
+  EXPECT_EQ(on.nic.stats().rx_cpu, 11_us);
+  // The core's busy time: IRQ 2 + poll 1 + the receive work (no TX here).
+  EXPECT_EQ(off.cpu.stats().busy, 18_us);
+  EXPECT_EQ(on.cpu.stats().busy, 14_us);
+  // Nothing merges when every frame ends its packet (PSH): then GRO costs what no GRO costs.
+  GroRx psh(true);
+  for (uint64_t n = 0; n < 5; ++n) {
+    psh.frame(n, at_ns(0));
+    psh.sink.headers[psh.next_id].flags |= algo::kGroPsh;
+  }
+  psh.run_until(at_ns(5'000'000));
+  EXPECT_EQ(psh.sizes(), (std::vector<size_t>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(psh.nic.stats().rx_cpu, 15_us);
+}
+
+TEST(PlatformNicGro, GroMaxSizeIsValidated) {
+  PlatformNic::Params p;
+  p.gro = true;
+  p.gro_max_size = 0;
+  Validation v = p.validate();
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->key, "gro_max_size");
+  p.gro_max_size = 65537;
+  EXPECT_TRUE(p.validate().has_value());
+  p.gro_max_size = 65536;
+  EXPECT_FALSE(p.validate().has_value());
+  CpuCosts c = test_costs();
+  c.per_rx_packet = 4_us;  // more than per_rx_frame
+  Validation cv = c.validate();
+  ASSERT_TRUE(cv.has_value());
+  EXPECT_EQ(cv->key, "per_rx_packet");
+}
+
+// ---- adaptive-rx (net_dim) ----------------------------------------------------------------
+
+TEST(PlatformNicDim, AdaptiveRxStartsAtTheDefaultProfileAndFollowsNetDim) {
+  // A steady 1 Gbit/s stream of full frames: every RX interrupt feeds net_dim's 64-event
+  // window; its decisions reprogram the RX moderation.
+  GroRx r(false, GroRx::gro_costs(), true);
+  EXPECT_EQ(r.nic.rx_dim().default_profile(), (algo::NetDim::Profile{8, 256}));
+  for (uint64_t n = 0; n < 4000; ++n) {
+    r.frame(n, at_ns(0));  // back to back on the wire: 12.3 us apart
+  }
+  r.run_until(at_ns(100'000'000));
+  const algo::NetDim& dim = r.nic.rx_dim();
+  EXPECT_GT(dim.stats().windows, 0u);
+  EXPECT_GT(r.nic.stats().dim_changes, 0u);
+  EXPECT_EQ(r.nic.stats().dim_changes, dim.stats().changes);
+  // Every frame was delivered whatever the profile (the ring never overflows here).
+  EXPECT_EQ(r.nic.stats().rx_delivered, 4000u);
+  EXPECT_EQ(r.nic.stats().rx_missed, 0u);
+  // With a fixed moderation nothing changes.
+  GroRx f(false, GroRx::gro_costs(), false);
+  for (uint64_t n = 0; n < 400; ++n) {
+    f.frame(n, at_ns(0));
+  }
+  f.run_until(at_ns(100'000'000));
+  EXPECT_EQ(f.nic.stats().dim_changes, 0u);
+  EXPECT_EQ(f.nic.rx_dim().stats().windows, 0u);
+}
+
 }  // namespace
 }  // namespace nicsim::model

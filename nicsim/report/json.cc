@@ -838,6 +838,20 @@ const Table<NodeResult>& node_table() {
   return t;
 }
 
+const Table<RxBatching>& rx_batching_table() {
+  using S = RxBatching;
+  static const Table<S> t = {
+      field("gro", &S::gro, kBool, type(R"("boolean")")),
+      field("frames", &S::frames, kCount, ref("count")),
+      field("packets", &S::packets, kCount, ref("count")),
+      field("frames_per_packet", &S::frames_per_packet, kNumber, ref("nonnegative")),
+      field("largest", &S::largest, kCount, ref("count")),
+      field("rx_cpu_s", &S::rx_cpu_s, kNumber, ref("seconds")),
+      field("rx_cpu_ns_per_byte", &S::rx_cpu_ns_per_byte, kNumber, ref("nonnegative")),
+      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds"))};
+  return t;
+}
+
 const Table<Run>& run_table() {
   using S = Run;
   static const Table<S> t = {
@@ -887,6 +901,9 @@ const Table<Run>& run_table() {
             map_schema(ref("interface")), P::kOmitEmpty),
       field("nodes", &S::nodes, map_of(object_of(node_table)), map_schema(ref("node")),
             P::kOmitEmpty),
+      // receive batching (issue 17): hosts with GRO, or every host of a run varying `gro`
+      field("rx_batching", &S::rx_batching, map_of(object_of(rx_batching_table)),
+            map_schema(ref("rx_batching")), P::kOmitEmpty),
       // campaigns with repetitions (issue 14): absent otherwise
       optional_field("repetition", &S::repetition, kCount, ref("count")),
       // [[traffic.udp_flood]] (issue 12): absent without floods
@@ -1012,6 +1029,7 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/queue_series", queue_table()),
           spec("/$defs/interface", interface_table()),
           spec("/$defs/node", node_table()),
+          spec("/$defs/rx_batching", rx_batching_table()),
           spec("/$defs/shard", shard_table()),
           spec("/$defs/run_statistics", run_statistics_table()),
           spec("/$defs/metric_statistics", metric_statistics_table()),

@@ -345,6 +345,21 @@ struct TransfersResult {
   bool operator==(const TransfersResult&) const = default;
 };
 
+// Receive-side batching of one host's NIC over the run (docs/rx-batching.md): written for a
+// host whose NIC has GRO on, and for every platform-NIC host of a run that varies a `gro` key
+// (so the off and on runs of a sweep compare). Absent otherwise.
+struct RxBatching {
+  bool gro = false;               // GRO on at this NIC
+  uint64_t frames = 0;            // frames the driver took from the RX ring
+  uint64_t packets = 0;           // packets handed to the stack (after GRO; = frames without)
+  double frames_per_packet = 0;   // frames / packets (1 without GRO)
+  uint64_t largest = 0;           // most frames merged into one packet
+  double rx_cpu_s = 0;            // receive work on the core: per frame, per packet, copy
+  double rx_cpu_ns_per_byte = 0;  // rx_cpu_s per received frame byte, in nanoseconds
+  double cpu_busy_s = 0;          // the host core's whole busy time (IRQ, polls, TX, ACKs)
+  bool operator==(const RxBatching&) const = default;
+};
+
 struct Run {
   std::string label;             // "bql=true rate=1Gbit" ("" for a scenario without [vary])
   std::vector<RunParam> params;  // in [vary] order
@@ -373,6 +388,8 @@ struct Run {
   // Networks only (empty in the two-host form): by interface label and by node name.
   std::map<std::string, InterfaceResult> interfaces;
   std::map<std::string, NodeResult> nodes;
+  // By host name: see RxBatching (absent for runs without GRO).
+  std::map<std::string, RxBatching> rx_batching;
   // Campaigns with repetitions ([scenario] repeat, --repeat; docs/campaigns.md): this run's
   // repetition, 0-based (its seed is derived from the scenario's); absent without repetitions.
   std::optional<uint64_t> repetition{};

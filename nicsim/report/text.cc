@@ -615,6 +615,23 @@ std::string format_network_table(const Run& run) {
   return out;
 }
 
+std::string format_rx_batching(const Run& run) {
+  if (run.rx_batching.empty()) {
+    return "";
+  }
+  std::string out =
+      "Receive batching (frames from the RX ring -> packets to the stack, receive CPU):\n";
+  for (const auto& [host, b] : run.rx_batching) {
+    out +=
+        printf_string("  %-16s gro %-3s  frames %" PRIu64 "  packets %" PRIu64
+                      "  frames/packet %.2f  largest %" PRIu64
+                      "  rx cpu %.3f s = %.3f ns/byte  core busy %.3f s\n",
+                      host.c_str(), b.gro ? "on" : "off", b.frames, b.packets, b.frames_per_packet,
+                      b.largest, b.rx_cpu_s, b.rx_cpu_ns_per_byte, b.cpu_busy_s);
+  }
+  return out;
+}
+
 std::string format_comparison_table(const std::vector<Comparison>& rows) {
   if (rows.empty()) {
     return {};
@@ -735,7 +752,7 @@ std::string format_run_report(const Run& run) {
   }
   for (const std::string& section :
        {format_latency_table(run), format_workload_tables(run), format_latency_under_load(run),
-        format_stage_table(run), format_network_table(run),
+        format_stage_table(run), format_network_table(run), format_rx_batching(run),
         format_comparison_table(run.comparison)}) {
     if (!section.empty()) {
       out += "\n" + section;

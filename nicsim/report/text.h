@@ -97,6 +97,9 @@ std::string format_stage_table(const Run& run);
 // [[traffic.transfers]]: completed / started and FCT p50 / p99 per size bucket. "" without any.
 std::string format_workload_tables(const Run& run);
 std::string format_network_table(const Run& run);
+// GRO: per host frames, packets after GRO, frames per packet and receive CPU per byte; "" when
+// the run has no rx_batching.
+std::string format_rx_batching(const Run& run);
 // "metric | published | simulated | error"; empty when there are no comparison rows.
 std::string format_comparison_table(const std::vector<Comparison>& rows);
 // "run 2/4 bql=true rate=1Gbit: 12.5/30 s simulated, 41x real time" (no newline).

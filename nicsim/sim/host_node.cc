@@ -249,6 +249,87 @@ void HostNode::on_delivered(Packet&& frame, Time now) {
   ctx_.meta.unref(handle, 1);
 }
 
+// ---- GRO -----------------------------------------------------------------------------
+
+algo::GroHeader HostNode::gro_header(const Packet& frame) const {
+  algo::GroHeader h;
+  if (frame.meta == 0) {
+    return h;
+  }
+  const PacketMeta& m = ctx_.meta.get(frame.meta);
+  if (m.kind != PacketMeta::Kind::kTcpData && m.kind != PacketMeta::Kind::kTcpAck) {
+    return h;  // ICMP / UDP probes: delivered alone
+  }
+  const tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
+  h.tcp = true;
+  // Data and ACKs of one flow travel in opposite directions: two different 4-tuples.
+  h.flow = (static_cast<uint64_t>(m.flow) << 1) | (m.kind == PacketMeta::Kind::kTcpAck ? 1 : 0);
+  h.seq = seg.seq;
+  h.ack = seg.has(tcp::kAck) ? seg.ack : 0;
+  h.payload = seg.len;
+  h.headers = tcp::frame_header_bytes(seg) - tcp::kEthernetHeaderBytes;
+  uint8_t f = 0;
+  f |= seg.has(tcp::kFin) ? algo::kGroFin : 0;
+  f |= seg.has(tcp::kSyn) ? algo::kGroSyn : 0;
+  f |= seg.has(tcp::kPsh) ? algo::kGroPsh : 0;
+  f |= seg.has(tcp::kAck) ? algo::kGroAck : 0;
+  f |= seg.has(tcp::kEce) ? algo::kGroEce : 0;
+  f |= seg.has(tcp::kCwr) ? algo::kGroCwr : 0;
+  h.flags = f;
+  h.tos = frame.tos;  // the ECN field as it arrived (a CE mark differs)
+  // tcp_gro_receive compares the option bytes and the 32-bit word holding the header length,
+  // flags and window: TSval/TSecr, then the SACK blocks, option length and window, packed.
+  h.options[0] = (static_cast<uint64_t>(seg.tsval) << 32) | seg.tsecr;
+  uint64_t rest = (static_cast<uint64_t>(seg.wnd) << 32) ^ (uint64_t{seg.num_sacks} << 24) ^
+                  tcp::tcp_options_bytes(seg);
+  for (uint8_t i = 0; i < seg.num_sacks; ++i) {
+    rest = rest * 1099511628211ull ^ seg.sacks[i].start;
+    rest = rest * 1099511628211ull ^ seg.sacks[i].end;
+  }
+  h.options[1] = rest;
+  return h;
+}
+
+void HostNode::deliver_merged(std::vector<Packet>& frames, Time now) {
+  const uint32_t n = static_cast<uint32_t>(frames.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    delivered_.push_back(Delivered{std::move(frames[i]), now, i == 0 ? n : 0});
+  }
+}
+
+// A GRO packet: its frames' segments become one segment (the first's headers, all payload,
+// FIN/PSH of the last) that TCP receives once, as tcp_v4_rcv does with the merged skb.
+void HostNode::on_delivered_merged(Delivered* frames, uint32_t n, Time now) {
+  const PacketMeta& first = ctx_.meta.get(frames[0].frame.meta);
+  tcp::Segment merged = tcp::gso_segment(first.seg, frames[0].frame.gso_index);
+  merged.ecn = frames[0].frame.ecn();
+  const uint32_t mss = merged.len;
+  const uint32_t flow = first.flow;
+  const bool data = first.kind == PacketMeta::Kind::kTcpData;
+  for (uint32_t i = 0; i < n; ++i) {
+    Packet& f = frames[i].frame;
+    const PacketMeta& m = ctx_.meta.get(f.meta);
+    ctx_.stages.delivered(f, ctx_.direction_of(m));
+    if (i > 0) {
+      const tcp::Segment seg = tcp::gso_segment(m.seg, f.gso_index);
+      merged.len += seg.len;
+      merged.flags = static_cast<uint8_t>(merged.flags | (seg.flags & (tcp::kFin | tcp::kPsh)));
+    }
+    ctx_.meta.unref(f.meta, 1);
+  }
+  // skb_shinfo(skb)->gso_size / gso_segs of the GRO packet (tcp_measure_rcv_mss reads it).
+  merged.gso_segs = static_cast<uint16_t>(n);
+  merged.gso_size = static_cast<uint16_t>(mss);
+  TcpFlow& f = *ctx_.endpoints.flows()[flow];
+  if (data) {
+    f.receiver.on_segment(merged, now);
+    touch_receiver(f);
+  } else {
+    f.sender.on_segment(merged, now);  // cannot happen: pure ACKs are never merged
+    touch_sender(f);
+  }
+}
+
 void HostNode::on_released(const model::TxRelease& r, Time now) {
   if (r.meta == 0) {
     return;
@@ -446,8 +527,15 @@ void HostNode::on_event(Time now, uint64_t /*tag*/) {
     }
     released_work_.clear();
     delivered_work_.swap(delivered_);
-    for (auto& d : delivered_work_) {
-      on_delivered(std::move(d.frame), max(d.at, now));
+    for (size_t i = 0; i < delivered_work_.size();) {
+      Delivered& d = delivered_work_[i];
+      const uint32_t n = std::max<uint32_t>(d.merged, 1);
+      if (n == 1) {
+        on_delivered(std::move(d.frame), max(d.at, now));
+      } else {
+        on_delivered_merged(&d, n, max(d.at, now));
+      }
+      i += n;
     }
     delivered_work_.clear();
   }

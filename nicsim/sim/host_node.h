@@ -56,6 +56,9 @@ class HostNode final : public Node, public model::NicSink {
     delivered_.push_back(Delivered{std::move(frame), now});
   }
   void tx_released(const model::TxRelease& r, Time now) override { released_.emplace_back(r, now); }
+  // GRO: a frame's TCP headers from its metadata; a merged packet is queued as one delivery.
+  algo::GroHeader gro_header(const Packet& frame) const override;
+  void deliver_merged(std::vector<Packet>& frames, Time now) override;
 
   // The flow's sender / receiver on this host was called: re-read its time, drain its output.
   void touch_sender(TcpFlow& f);
@@ -72,6 +75,7 @@ class HostNode final : public Node, public model::NicSink {
   struct Delivered {
     Packet frame;
     Time at;
+    uint32_t merged = 1;  // GRO: the first frame of a merged packet counts its frames, the rest 0
   };
 
   Packet make_packet(uint32_t len, uint32_t hash, uint32_t flow_id, uint8_t tos, uint32_t handle,
@@ -83,6 +87,7 @@ class HostNode final : public Node, public model::NicSink {
   void send_transfer_request(TcpFlow& f, Time now);
   void drain_outputs(Time now);
   void on_delivered(Packet&& frame, Time now);
+  void on_delivered_merged(Delivered* frames, uint32_t n, Time now);
   void on_released(const model::TxRelease& r, Time now);
   Time endpoint_time(size_t e) const;
   void refresh_due();

@@ -8,6 +8,7 @@
 
 #include "nicsim/config/host_nic.h"
 #include "nicsim/config/network.h"
+#include "nicsim/model/platform_nic.h"
 #include "nicsim/model/wire.h"
 #include "nicsim/sim/host_node.h"
 #include "nicsim/sim/router_node.h"
@@ -207,7 +208,36 @@ struct Simulation::Impl {
     if (!ctx.run_cfg.scenario.links.empty()) {
       record_network(out);
     }
+    record_rx_batching(out);
     return out;
+  }
+
+  // Hosts whose NIC has GRO on; every platform-NIC host when the run varies a `gro` key, so
+  // that the off and on runs of a sweep can be compared (report::RxBatching).
+  void record_rx_batching(report::Run& out) {
+    bool varies_gro = false;
+    for (const auto& [key, value] : ctx.run_cfg.params) {
+      (void)value;
+      varies_gro |= key == "gro" || key.ends_with(".gro");
+    }
+    for (const auto& h : hosts) {
+      const auto* nic = dynamic_cast<const model::PlatformNic*>(&h->nic());
+      if (nic == nullptr || !(nic->params().gro || varies_gro)) {
+        continue;
+      }
+      const model::PlatformNic::Stats& s = nic->stats();
+      report::RxBatching& b = out.rx_batching[h->name()];
+      b.gro = nic->params().gro;
+      b.frames = s.rx_delivered;
+      b.packets = b.gro ? s.rx_stack_packets : s.rx_delivered;
+      b.frames_per_packet =
+          b.packets > 0 ? static_cast<double>(b.frames) / static_cast<double>(b.packets) : 0;
+      b.largest = b.gro ? nic->gro().stats().largest : (b.frames > 0 ? 1 : 0);
+      b.rx_cpu_s = s.rx_cpu.to_seconds();
+      b.rx_cpu_ns_per_byte =
+          s.rx_bytes > 0 ? b.rx_cpu_s * 1e9 / static_cast<double>(s.rx_bytes) : 0;
+      b.cpu_busy_s = h->cpu().stats().busy.to_seconds();
+    }
   }
 
   // Networks: every interface's counters (the qdisc kind's own included) and every node's CPU

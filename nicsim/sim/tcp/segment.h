@@ -9,8 +9,8 @@
 //
 // A data Segment with gso_segs > 1 is a GSO super-packet (Linux: one skb of gso_segs × gso_size
 // bytes handed to the qdisc/driver as a unit); the NIC segments it in software or hardware.
-// gso_segment(unit, i) gives the i-th MSS-sized wire segment: FIN only on the last, CWR only on
-// the first (as tcp_gso_segment), the TSQ charge split over the segments.
+// gso_segment(unit, i) gives the i-th MSS-sized wire segment: FIN and PSH only on the last, CWR
+// only on the first (as tcp_gso_segment), the TSQ charge split over the segments.
 //
 // Frame size on an Ethernet link (skb->len, without FCS): 14 (Ethernet) + 20 (IPv4) + 20 (TCP)
 // + options + payload. Options as Linux lays them out: timestamps NOP,NOP,TS = 12 bytes on
@@ -51,6 +51,7 @@ enum SegmentFlag : uint8_t {
   kCwr = 1 << 4,
   kRetransmit = 1 << 5,  // model-only: this unit repeats data sent before
   kAe = 1 << 6,          // AE (formerly NS): with CWR and ECE on a SYN, asks for AccECN
+  kPsh = 1 << 7,         // PSH: tcp_push marks the last skb of a write, or a forced push
 };
 
 // Which options the segment carries (they only change its size; values are in the fields).
@@ -145,7 +146,7 @@ inline Segment gso_segment(const Segment& unit, uint16_t i) {
   const uint32_t share = unit.truesize / unit.gso_segs;
   s.truesize = last ? unit.truesize - share * (unit.gso_segs - 1u) : share;
   if (!last) {
-    s.flags = static_cast<uint8_t>(s.flags & ~kFin);
+    s.flags = static_cast<uint8_t>(s.flags & ~(kFin | kPsh));  // tcp_gso_segment
   }
   if (i != 0) {
     s.flags = static_cast<uint8_t>(s.flags & ~kCwr);

@@ -173,6 +173,7 @@ void TcpSender::on_syn_ack(const Segment& seg, Time now) {
     write_seq_ = 1;  // the application stopped before the connection was up
   }
   snd_wnd_ = seg.wnd;
+  max_window_ = std::max(max_window_, snd_wnd_);
   max_packets_seq_ = snd_nxt_;
   state_ = State::kEstablished;
   cc_.init(now, snd_nxt_);
@@ -216,6 +217,7 @@ void TcpSender::on_ack(const Segment& seg, Time now) {
   if (advanced || seg.wnd > snd_wnd_) {
     win_update = seg.wnd != snd_wnd_;
     snd_wnd_ = seg.wnd;
+    max_window_ = std::max(max_window_, snd_wnd_);
     if (snd_wnd_ > 0) {
       probes_out_ = 0;
     }
@@ -745,6 +747,14 @@ void TcpSender::emit_new(uint32_t len, uint32_t segs, bool fin, Time now) {
   if (fin) {
     s.flags |= kFin;
     fin_sent_ = true;
+  }
+  // PSH (net/ipv4/tcp.c): tcp_push marks the last skb of the application's data, and
+  // forced_push marks one whenever write_seq passes pushed_seq + max_window / 2. The model has
+  // no write boundaries of an unlimited source, so the rule is applied as units are built.
+  const uint64_t end = snd_nxt_ + len;
+  if (end == write_seq_ || end > pushed_seq_ + max_window_ / 2) {
+    s.flags |= kPsh;
+    pushed_seq_ = end;
   }
   if (ecn_ok_) {
     s.ecn = params_.ect1 ? Ecn::kEct1 : Ecn::kEct0;

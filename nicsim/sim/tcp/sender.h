@@ -317,6 +317,8 @@ class TcpSender {
   bool fin_sent_ = false;
   bool stop_writing_ = false;  // stop_writing() before the connection was established
   uint32_t snd_wnd_ = 0;
+  uint32_t max_window_ = 0;   // largest window the peer offered (tp->max_window)
+  uint64_t pushed_seq_ = 0;   // end of the last unit sent with PSH (tp->pushed_seq)
   uint64_t peer_ack_ = 0;     // what our segments acknowledge (peer ISN + 1)
   uint32_t ts_recent_ = 0;    // peer's last TSval (echoed)
   uint32_t own_wnd_ = 65535;  // window we advertise (the peer sends no data)
