@@ -19,6 +19,7 @@ packages=(
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg
   pybind11-dev python3-dev python3-pytest python3-pandas  # the Python module (python/), its tests
   man-db                                       # tests/install: the installed man page renders
+  file                                         # scripts/package.sh: CPack DEB's shared-library dependency scan
   libjs-dygraphs                               # nicsim report: the chart library, embedded at build time
   chromium chromium-driver python3-selenium fonts-dejavu-core  # nicsim report's browser test (headless)
   libopenmpi-dev openmpi-bin                   # campaigns over MPI ranks (docs/campaigns.md)
