@@ -18,7 +18,8 @@
 // is re-enabled can raise the next one.
 // The element never reads a clock: the back-end calls expire(now) at next_ready().
 // Adaptive moderation (DIM) is algo::NetDim, which reprograms this through set_params().
-// Deviations: the *-irq variants are not modelled; drivers that ignore `frames` are expressed by frames = 0 (docs/algorithms/irq_coalescer.md).
+// Deviations: the *-irq variants are not modelled; drivers that ignore `frames` are expressed by
+// frames = 0 (docs/algorithms/irq_coalescer.md).
 
 #include <cstdint>
 #include <optional>
@@ -36,13 +37,13 @@ class IrqCoalescer {
     Validation validate() const;
   };
   struct Stats {
-    uint64_t events = 0;            // on_event calls
-    uint64_t completions = 0;       // frames/descriptors completed
-    uint64_t interrupts = 0;        // interrupts raised
-    uint64_t by_frames = 0;         // ... because the frame threshold was reached
-    uint64_t by_timer = 0;          // ... because the usecs timer expired
-    uint64_t on_unmask = 0;         // ... when NAPI re-enabled the interrupt
-    Duration max_delay;             // longest first-completion-to-interrupt delay
+    uint64_t events = 0;       // on_event calls
+    uint64_t completions = 0;  // frames/descriptors completed
+    uint64_t interrupts = 0;   // interrupts raised
+    uint64_t by_frames = 0;    // ... because the frame threshold was reached
+    uint64_t by_timer = 0;     // ... because the usecs timer expired
+    uint64_t on_unmask = 0;    // ... when NAPI re-enabled the interrupt
+    Duration max_delay;        // longest first-completion-to-interrupt delay
     // Identity: interrupts == by_frames + by_timer + on_unmask.
   };
 

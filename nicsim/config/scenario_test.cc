@@ -849,9 +849,9 @@ TEST(Scenario, FlentTestEntry) {
   EXPECT_EQ(p.flows.size(), 4u);  // the file's [[traffic.tcp]] and 3 uploads
   EXPECT_EQ(p.flows[3].name, "TCP upload::3");
   const std::string head = "[[traffic.flent]]\nfrom = \"a\"\nto = \"b\"\n";
-  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voip\"\n")).find(
-                "scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voip\" "
-                "(presets: rrul, rrul_be, tcp_nup"),
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voip\"\n"))
+                .find("scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voip\" "
+                      "(presets: rrul, rrul_be, tcp_nup"),
             0u);
   EXPECT_EQ(error_of_text(base(0, "", head + "test = \"rrul\"\nstreams = 2\n")),
             "scenarios/x.toml:20:1: traffic.flent[0].streams: \"rrul\" has no streams parameter");

@@ -28,9 +28,11 @@ struct CpuCosts {
   Duration per_kick;             // one doorbell MMIO write
   int64_t copy_ps_per_byte = 0;  // memcpy cost, picoseconds per byte (FreeBSD/asix RX copy)
   // Routers only (model::Router; a host forwards nothing, so its dumps leave these out):
-  Duration per_forward = Duration::zero();   // ip_rcv + FIB lookup + ip_forward + neighbour output, per packet
-  Duration per_qdisc_op = Duration::zero();  // one packet through one shaping/scheduling qdisc (HTB, fq_codel,
-                            // TBF...) beyond the FIFO work already in per_tx_frame
+  Duration per_forward =
+      Duration::zero();  // ip_rcv + FIB lookup + ip_forward + neighbour output, per packet
+  Duration per_qdisc_op =
+      Duration::zero();  // one packet through one shaping/scheduling qdisc (HTB, fq_codel,
+                         // TBF...) beyond the FIFO work already in per_tx_frame
   // The part of per_rx_frame paid once per packet handed to the stack (netif_receive_skb, IP,
   // TCP, socket queueing, skb free): with GRO a merged packet pays it once, its frames pay
   // per_rx_frame - per_rx_packet each (driver + dev_gro_receive). Only NICs with GRO read it.
