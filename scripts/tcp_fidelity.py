@@ -12,6 +12,10 @@ difference from the kernel. A difference outside +-PCT % (default 20) is marked 
 retransmits and shares are compared by absolute difference where the kernel's count is small
 (see docs/fidelity.md "TCP: simulator against the kernel").
 
+A run whose emulator lost real time (release lateness p99 > 100 us or a release > 5 ms late,
+from its own summary) is named in a warning on stderr: such stalls bunch frames and ACKs and
+make the kernel's column unfaithful (docs/fidelity.md); rerun on a quiet machine.
+
 NICSIM defaults to build/tools/nicsim. Results go to DIR (default build/tcp-fidelity);
 --reuse prints the table from the JSON files already there. Emulation needs root, takes
 ~5 minutes and holds /tmp/nicsim-emu.lock while it runs (as the emu tests do). Exit status:
@@ -21,6 +25,7 @@ run failed.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -44,6 +49,25 @@ def produce(nicsim, out, name, scenario):
     run(["flock", "/tmp/nicsim-emu.lock", nicsim, "emulate", path, "--json", emu],
         os.path.join(out, f"{name}-emu.log"))
     return sim, emu
+
+
+LATENESS = re.compile(r"release lateness .*: p50 [0-9.]+ us, p99 ([0-9.]+) us, max ([0-9.]+) us")
+
+
+def lateness_warnings(log, p99_limit_us=100.0, max_limit_us=5000.0):
+    """The emulator's own report of lost real time, run by run (docs/fidelity.md: stalls bunch
+    frames and ACKs, and the kernel's TCP then bursts into shallow queues). One line per run
+    whose release lateness p99 or worst case exceeds the limits."""
+    out = []
+    try:
+        with open(log) as f:
+            text = f.read()
+    except OSError:
+        return out
+    for n, (p99, worst) in enumerate(LATENESS.findall(text), 1):
+        if float(p99) > p99_limit_us or float(worst) > max_limit_us:
+            out.append(f"run {n}: release lateness p99 {p99} us, max {worst} us")
+    return out
 
 
 def runs_by_label(path):
@@ -128,6 +152,11 @@ def main():
         table = single_table if name == "single" else duel_table
         print(f"\n{scenario} (simulator = nicsim run, kernel = nicsim emulate with Linux TCP)\n")
         print(table(runs_by_label(sim), runs_by_label(emu), a.band))
+        late = lateness_warnings(os.path.join(a.out, f"{name}-emu.log"))
+        if late:
+            print(f"\nwarning: the emulator lost real time ({'; '.join(late)}): the kernel's "
+                  "column is not trustworthy on this machine now; rerun on a quiet machine",
+                  file=sys.stderr)
 
 
 if __name__ == "__main__":
