@@ -18,62 +18,16 @@ secs=${2:-5}
 shift 2 || shift $#
 ios=("$@")
 [ ${#ios[@]} -gt 0 ] || ios=(packet)
-src=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-ns_a="nsbench-$$-a"
-ns_b="nsbench-$$-b"
-cleanup() {
-  # The baseline's iperf3 server (-1: it exits after one test, but not if the client failed).
-  [ -s "$work/iperf3.pid" ] && kill "$(cat "$work/iperf3.pid")" 2>/dev/null || true
-  ip netns del "$ns_a" 2>/dev/null || true
-  ip netns del "$ns_b" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-chmod 755 "$work"
-scenario() {  # name rate delay nic
-  cat > "$work/$1.toml" <<TOML
-[scenario]
-name = "benchmark: $2, $3"
-duration = "10s"
-[hosts.a]
-cpu = "x86-desktop"
-nic = "$4"
-[hosts.b]
-cpu = "x86-desktop"
-nic = "$4"
-[wire]
-rate = "$2"
-delay = "$3"
-TOML
-}
+bench_name=bench
+# shellcheck source=bench/emu/common.sh
+source "$(dirname "$0")/common.sh"
 scenario fast 10Gbit 20us generic-10g
 scenario gbit 1Gbit 5ms generic-1g
 cp -r "$src/presets" "$work/presets"
-
-echo "machine: $(nproc) vCPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1), kernel $(uname -r)"
-echo "date: $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+print_machine
 
 # 1a. Bare veth baseline (same offload settings as the emulator's host interfaces).
-ip netns add "$ns_a"
-ip netns add "$ns_b"
-ip -n "$ns_a" link add v0 type veth peer name v1 netns "$ns_b"
-for ns in "$ns_a" "$ns_b"; do
-  dev=v0
-  [ "$ns" = "$ns_b" ] && dev=v1
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" ethtool -K "$dev" tx off sg off tso off gso off gro off >/dev/null 2>&1 || true
-done
-ip -n "$ns_a" addr add 198.19.0.1/24 dev v0
-ip -n "$ns_b" addr add 198.19.0.2/24 dev v1
-ip -n "$ns_a" link set v0 up
-ip -n "$ns_b" link set v1 up
-ip netns exec "$ns_b" iperf3 -s -1 -D -I "$work/iperf3.pid"
-sleep 0.3
-echo "## bare veth, offloads off: TCP, 1 flow"
-ip netns exec "$ns_a" iperf3 -c 198.19.0.2 -t "$secs" -f m | grep -E "sender|receiver"
-ip netns del "$ns_a"
-ip netns del "$ns_b"
+bare_veth "offloads off: TCP, 1 flow" off
 
 run() {  # label, extra nicsim options..., -- command
   local label=$1

@@ -19,72 +19,20 @@ secs=${2:-5}
 shift 2 || shift $#
 ios=("$@")
 [ ${#ios[@]} -gt 0 ] || ios=(packet tap-gso)
-src=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-ns_a="nsoffl-$$-a"
-ns_b="nsoffl-$$-b"
+bench_name=offl
+# shellcheck source=bench/emu/common.sh
+source "$(dirname "$0")/common.sh"
 lock=/tmp/nicsim-emu.lock
-cleanup() {
-  [ -s "$work/iperf3.pid" ] && kill "$(cat "$work/iperf3.pid")" 2>/dev/null || true
-  ip netns del "$ns_a" 2>/dev/null || true
-  ip netns del "$ns_b" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-chmod 755 "$work"
-scenario() {  # name rate delay nic
-  cat > "$work/$1.toml" <<TOML
-[scenario]
-name = "offload benchmark: $2, $3"
-duration = "10s"
-[hosts.a]
-cpu = "x86-desktop"
-nic = "$4"
-[hosts.b]
-cpu = "x86-desktop"
-nic = "$4"
-[wire]
-rate = "$2"
-delay = "$3"
-TOML
-}
 scenario fast 10Gbit 20us generic-10g
 scenario gbit 1Gbit 5ms generic-1g
 cp -r "$src/presets" "$work/presets"
-
-echo "machine: $(nproc) vCPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1), kernel $(uname -r)"
-echo "date: $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+print_machine
 
 # 1. Bare veth.
-bare() {  # label, ethtool setting (on/off), iperf3 options...
-  local label=$1 setting=$2
-  shift 2
-  ip netns add "$ns_a"
-  ip netns add "$ns_b"
-  ip -n "$ns_a" link add v0 type veth peer name v1 netns "$ns_b"
-  ip netns exec "$ns_a" ethtool -K v0 tx "$setting" sg "$setting" tso "$setting" gso "$setting" \
-    gro "$setting" >/dev/null 2>&1 || true
-  ip netns exec "$ns_b" ethtool -K v1 tx "$setting" sg "$setting" tso "$setting" gso "$setting" \
-    gro "$setting" >/dev/null 2>&1 || true
-  ip -n "$ns_a" addr add 198.19.0.1/24 dev v0
-  ip -n "$ns_b" addr add 198.19.0.2/24 dev v1
-  for ns in "$ns_a" "$ns_b"; do ip -n "$ns" link set lo up; done
-  ip -n "$ns_a" link set v0 up
-  ip -n "$ns_b" link set v1 up
-  ip netns exec "$ns_b" iperf3 -s -1 -D -I "$work/iperf3.pid"
-  sleep 0.3
-  echo "## bare veth, $label"
-  /usr/bin/time -f "  (iperf3 client: %e s elapsed, %U s user, %S s system)" \
-    ip netns exec "$ns_a" iperf3 -c 198.19.0.2 -C cubic -t "$secs" -f m "$@" 2>&1 |
-    grep -E "SUM.*(sender|receiver)|^\[ *[0-9]+\].*(sender|receiver)|iperf3 client" | tail -3
-  ip netns del "$ns_a"
-  ip netns del "$ns_b"
-  rm -f "$work/iperf3.pid"
-}
 flock "$lock" true  # wait for other emulations before measuring the kernel alone
-bare "offloads on, TCP CUBIC 1 flow" on
-bare "offloads on, TCP CUBIC 4 flows" on -P 4
-bare "offloads off, TCP CUBIC 1 flow" off
+bare_veth "offloads on, TCP CUBIC 1 flow" on -C cubic
+bare_veth "offloads on, TCP CUBIC 4 flows" on -C cubic -P 4
+bare_veth "offloads off, TCP CUBIC 1 flow" off -C cubic
 
 # 2. The simulator on the same scenarios (its TCP model, no real kernel): what the NIC and
 #    CPU models alone allow, the reference a faithful emulation should match, not beat.
