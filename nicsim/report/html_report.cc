@@ -75,20 +75,6 @@ std::vector<size_t> thinned(size_t n, size_t max) {
   return out;
 }
 
-std::string direction_title(Direction d) {
-  return d == Direction::kAtoB ? "a->b (upload)" : "b->a (download)";
-}
-
-std::vector<Direction> busy_directions(const Run& r) {
-  std::vector<Direction> out;
-  for (Direction d : kDirections) {
-    if (!r.transfer[d].flows.empty()) {
-      out.push_back(d);
-    }
-  }
-  return out;
-}
-
 // Goodput per direction over time, one step per interval (the value spans its interval; a last
 // row at the end of the last interval closes the final step), as `nicsim plot` totals.
 std::optional<Chart> goodput_chart(const Run& r) {
@@ -388,15 +374,6 @@ std::optional<Chart> tradeoff_chart(const Results& results) {
   return c;
 }
 
-std::string fixed(std::optional<double> v, const char* format) {
-  if (!v) {
-    return "-";
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, *v);
-  return buf;
-}
-
 // The run table: one row per run, the numbers of `nicsim compare` (run_summary.h).
 std::string run_table(const Results& results) {
   std::string t =
@@ -410,13 +387,14 @@ std::string run_table(const Results& results) {
     t += "<tr data-run=\"" + n + "\"><td><a href=\"#run=" + n + "\">" + n + "</a></td><td>" +
          html_escape(s.label.empty() ? "(single)" : s.label) + "</td><td>" +
          html_escape(s.backend) + "</td><td class=\"num\">" +
-         fixed(s.goodput_bps.a_to_b / 1e6, "%.2f") + "</td><td class=\"num\">" +
-         fixed(s.goodput_bps.b_to_a / 1e6, "%.2f") + "</td><td>" +
+         format_summary_value(s.goodput_bps.a_to_b / 1e6, "%.2f") + "</td><td class=\"num\">" +
+         format_summary_value(s.goodput_bps.b_to_a / 1e6, "%.2f") + "</td><td>" +
          html_escape(s.probe.empty() ? "-" : s.probe) + "</td><td class=\"num\">" +
-         fixed(s.p50_ms, "%.3f") + "</td><td class=\"num\">" + fixed(s.p99_ms, "%.3f") +
-         "</td><td class=\"num\">" + fixed(s.induced_latency_ms, "%.3f") + "</td><td>" +
-         html_escape(s.grade.value_or("-")) + "</td><td class=\"num\">" + fixed(s.rpm, "%.0f") +
-         "</td></tr>\n";
+         format_summary_value(s.p50_ms, "%.3f") + "</td><td class=\"num\">" +
+         format_summary_value(s.p99_ms, "%.3f") + "</td><td class=\"num\">" +
+         format_summary_value(s.induced_latency_ms, "%.3f") + "</td><td>" +
+         html_escape(s.grade.value_or("-")) + "</td><td class=\"num\">" +
+         format_summary_value(s.rpm, "%.0f") + "</td></tr>\n";
   }
   return t + "</tbody></table>\n";
 }

@@ -88,21 +88,6 @@ std::string phase_marks(const Run& run) {
   return s;
 }
 
-// Directions that carried traffic (a direction without flows would only draw a zero line).
-std::vector<Direction> busy_directions(const Run& r) {
-  std::vector<Direction> out;
-  for (Direction d : kDirections) {
-    if (!r.transfer[d].flows.empty()) {
-      out.push_back(d);
-    }
-  }
-  return out;
-}
-
-std::string direction_title(Direction d) {
-  return d == Direction::kAtoB ? "a->b (upload)" : "b->a (download)";
-}
-
 GnuplotJob totals_job(const PlotRun& pr, const PlotStyle& style, const std::string& output,
                       const std::string& dir) {
   const Run& r = *pr.run;
@@ -296,6 +281,20 @@ std::string gnuplot_quote(const std::string& s) {
     }
   }
   return out + "'";
+}
+
+std::vector<Direction> busy_directions(const Run& r) {
+  std::vector<Direction> out;
+  for (Direction d : kDirections) {
+    if (!r.transfer[d].flows.empty()) {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::string direction_title(Direction d) {
+  return d == Direction::kAtoB ? "a->b (upload)" : "b->a (download)";
 }
 
 std::vector<std::string> series_colours(size_t n) {

@@ -39,6 +39,12 @@ struct PlotStyle {
 // the 13th series on, the 12-colour set starts again. "#RRGGBB" strings.
 std::vector<std::string> series_colours(size_t n);
 
+// Directions that carried traffic (a direction without flows would only draw a zero line),
+// and a direction's legend title ("a->b (upload)"): shared by the gnuplot plots and the HTML
+// report (html_report.h).
+std::vector<Direction> busy_directions(const Run& r);
+std::string direction_title(Direction d);
+
 struct GnuplotJob {
   std::string script;
   std::vector<std::pair<std::string, std::string>> data_files;  // name in data_dir, contents

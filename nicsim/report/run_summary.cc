@@ -17,7 +17,9 @@ void add_latency_under_load(const Run& run, RunSummary& s) {
   }
 }
 
-std::string fixed(std::optional<double> v, const char* format) {
+}  // namespace
+
+std::string format_summary_value(std::optional<double> v, const char* format) {
   if (!v) {
     return "-";
   }
@@ -25,8 +27,6 @@ std::string fixed(std::optional<double> v, const char* format) {
   std::snprintf(buf, sizeof buf, format, *v);
   return buf;
 }
-
-}  // namespace
 
 const std::pair<const std::string, ProbeLatency>* main_probe(const Run& run) {
   for (const auto& entry : run.latency_ms) {
@@ -61,11 +61,13 @@ std::string format_compare_table(const std::vector<CompareRow>& rows) {
   cells.push_back(header);
   for (const CompareRow& r : rows) {
     const RunSummary& s = r.summary;
-    cells.push_back(
-        {r.file, s.label.empty() ? "(single)" : s.label, s.backend,
-         fixed(s.goodput_bps.a_to_b / 1e6, "%.2f"), fixed(s.goodput_bps.b_to_a / 1e6, "%.2f"),
-         s.probe.empty() ? "-" : s.probe, fixed(s.p50_ms, "%.3f"), fixed(s.p99_ms, "%.3f"),
-         fixed(s.induced_latency_ms, "%.3f"), s.grade.value_or("-"), fixed(s.rpm, "%.0f")});
+    cells.push_back({r.file, s.label.empty() ? "(single)" : s.label, s.backend,
+                     format_summary_value(s.goodput_bps.a_to_b / 1e6, "%.2f"),
+                     format_summary_value(s.goodput_bps.b_to_a / 1e6, "%.2f"),
+                     s.probe.empty() ? "-" : s.probe, format_summary_value(s.p50_ms, "%.3f"),
+                     format_summary_value(s.p99_ms, "%.3f"),
+                     format_summary_value(s.induced_latency_ms, "%.3f"), s.grade.value_or("-"),
+                     format_summary_value(s.rpm, "%.0f")});
   }
   std::vector<size_t> width(header.size(), 0);
   for (const auto& row : cells) {

@@ -29,6 +29,10 @@ struct RunSummary {
 
 RunSummary summarize(const Run& run);
 
+// A summary number printed with `format` (printf, e.g. "%.2f"), or "-" when the run has none:
+// the cells of the compare table and of the HTML report's run table.
+std::string format_summary_value(std::optional<double> v, const char* format);
+
 // One table row per (file, run): file, label, backend, goodput per direction (Mbit/s), main
 // probe, its p50/p99 (ms), induced latency, grade, RPM. "-" where a run has no value.
 struct CompareRow {
