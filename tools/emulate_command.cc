@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nicsim/config/error.h"
@@ -25,6 +26,7 @@
 #include "nicsim/live/netns_traffic.h"
 #include "nicsim/live/traffic.h"
 #include "nicsim/report/text.h"
+#include "tools/load_scenario.h"
 #include "tools/results_output.h"
 
 namespace nicsim::tools {
@@ -206,12 +208,11 @@ int cleanup() {
 }
 
 config::LoadedScenario load(const std::string& file) {
-  try {
-    return config::load_scenario_file(file);
-  } catch (const config::ConfigError& e) {
-    std::fprintf(stderr, "nicsim: %s\n", e.what());
+  std::optional<config::LoadedScenario> loaded = load_scenario_or_report(file);
+  if (!loaded) {
     throw Failure{2};
   }
+  return std::move(*loaded);
 }
 
 // Every problem found before anything is created: the run choice, the outputs, privileges and

@@ -18,6 +18,7 @@
 #include "nicsim/config/scenario.h"
 #include "nicsim/report/text.h"
 #include "nicsim/sim/simulation.h"
+#include "tools/load_scenario.h"
 #include "tools/results_output.h"
 
 namespace nicsim::tools {
@@ -60,13 +61,11 @@ int run_test(const FlentTestArgs& a, const cli::Invocation& inv) {
     std::fprintf(stderr, "nicsim flent-test: %s\n", problem.c_str());
     return 2;
   }
-  config::LoadedScenario loaded;
-  try {
-    loaded = config::load_scenario_file(file);
-  } catch (const config::ConfigError& e) {
-    std::fprintf(stderr, "nicsim: %s\n", e.what());
+  const std::optional<config::LoadedScenario> maybe_loaded = load_scenario_or_report(file);
+  if (!maybe_loaded) {
     return 2;
   }
+  const config::LoadedScenario& loaded = *maybe_loaded;
   std::FILE* const text = text_stream(a.out);
   report::Results results = new_results(inv.argc, inv.argv);
   for (config::Run run : loaded.runs) {

@@ -35,6 +35,7 @@
 #include "nicsim/report/text.h"
 #include "nicsim/sim/simulation.h"
 #include "tools/export_command.h"
+#include "tools/load_scenario.h"
 #include "tools/results_output.h"
 
 namespace nicsim::tools {
@@ -252,13 +253,11 @@ int write_campaign_outputs(const campaign::ResultsSpool& spool, const report::Me
 int run_scenario(const RunArgs& a, const cli::Invocation& inv) {
   const RunArgs* args = &a;
   const std::string& scenario = a.scenario[0];
-  config::LoadedScenario loaded;
-  try {
-    loaded = config::load_scenario_file(scenario);
-  } catch (const config::ConfigError& e) {
-    std::fprintf(stderr, "nicsim: %s\n", e.what());
+  const std::optional<config::LoadedScenario> maybe_loaded = load_scenario_or_report(scenario);
+  if (!maybe_loaded) {
     return 2;
   }
+  const config::LoadedScenario& loaded = *maybe_loaded;
   const campaign::CampaignParams params = campaign_params(a, loaded);
   // Under mpirun / srun: MPI ranks share the campaign; rank 0 prints and writes.
   std::optional<campaign::MpiWorld> world;

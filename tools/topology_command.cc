@@ -13,6 +13,7 @@
 #include "nicsim/config/network.h"
 #include "nicsim/config/scenario.h"
 #include "nicsim/config/topology.h"
+#include "tools/load_scenario.h"
 
 namespace nicsim::tools {
 namespace {
@@ -38,14 +39,11 @@ cli::Action define_topology(CLI::App& app, const cli::Invocation&) {
   app.add_flag("--dot", a->dot, "print a Graphviz (dot) graph instead of text");
   return [a] {
     const std::string& file = cli::the_one(a->scenario, "the scenario file");
-    config::LoadedScenario loaded;
-    try {
-      loaded = config::load_scenario_file(file);
-    } catch (const config::ConfigError& e) {
-      std::fprintf(stderr, "nicsim: %s\n", e.what());
+    const std::optional<config::LoadedScenario> loaded = load_scenario_or_report(file);
+    if (!loaded) {
       return 2;
     }
-    const config::Scenario& s = loaded.scenario;
+    const config::Scenario& s = loaded->scenario;
     const config::Network n = config::network_of(s);
     const std::string out = a->dot ? config::topology_dot(s, n) : config::topology_text(s, n);
     std::fputs(out.c_str(), stdout);
