@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -120,6 +121,11 @@ def browser():
     if os.geteuid() == 0:
         opts.add_argument("--no-sandbox")  # Chromium refuses to run as root with its sandbox
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:  # Selenium reaches chromedriver at http://localhost:PORT
+        socket.getaddrinfo("localhost", None)
+    except socket.gaierror:
+        sys.exit("html_report_test: 'localhost' does not resolve on this system (no /etc/hosts "
+                 "entry?); Selenium talks to chromedriver through it")
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 
 
