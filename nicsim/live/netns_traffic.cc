@@ -81,6 +81,10 @@ void NetnsTraffic::start_servers(const std::vector<size_t>& at, const NetnsHosts
         p.listen.sin_addr = host.addr;
         p.listen.sin_port = 0;
         p.max_duration = plan_.duration + Duration::s(60);
+        // One client (this process) opens every connection: transfers may hold many at once.
+        p.max_clients = 4096;
+        p.max_per_peer = 4096;
+        p.max_udp_rate_bps = kMaxFloodRateBps;
         Server server(p, [this, who](const std::string& line) { log_line(who + line); });
         port->set_value(server.port());
         server.run(stop_.get());

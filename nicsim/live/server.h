@@ -54,6 +54,13 @@ struct ServerParams {
   int backlog = 64;
   int max_per_peer = 16;  // connections from one IP address (rrul needs 4 + 4 + 3)
   std::string secret;     // "" = no authentication
+  // A udp source (udp_flood / voip to the client) sends at most this rate; a request for more
+  // is refused. It only ever sends to the requesting client's own address (TCP-verified).
+  uint64_t max_udp_rate_bps = 1'000'000'000;
+  // A udp sink holds at most this many arrivals not yet reported (12 bytes each); beyond them
+  // arrivals are counted (End) but not reported one by one: a client that does not read its
+  // reports cannot make the server's memory grow.
+  size_t max_pending_arrivals = 65'536;
   LogLimiterParams log_limits;
 };
 
@@ -65,6 +72,8 @@ struct ServerStats {
   uint64_t bytes_in = 0;          // TCP payload read
   uint64_t bytes_out = 0;         // TCP bytes written
   uint64_t echoed = 0;            // probe datagrams reflected
+  uint64_t flood_in = 0;          // flood datagrams a udp sink counted
+  uint64_t flood_out = 0;         // flood datagrams a udp source sent
   uint64_t ignored = 0;           // datagrams not reflected (foreign source, malformed)
   uint64_t auth_failures = 0;     // connections without a valid answer to the challenge
   uint64_t per_peer_refused = 0;  // connections over max_per_peer
@@ -102,6 +111,10 @@ class Server {
   void log(const sockaddr_in& peer, const std::string& line);
   void on_tcp(Conn& c, uint32_t events, int64_t now);
   void on_udp(Conn& c, int64_t now);
+  void on_flood_datagrams(Conn& c);
+  bool open_udp(Conn& c, Accept& a);
+  void send_flood(Conn& c, int64_t now);
+  void queue_arrivals(Conn& c);
   void handle_request(Conn& c, int64_t now);
   void pump(Conn& c, int64_t now);
   void timers(int64_t now);
