@@ -236,13 +236,6 @@ class Engine {
                   static_cast<double>(f->plan.rate.bits_per_sec());
       floods_.push_back(std::move(f));
     }
-    for (const config::TransferSetPlan& set : plan.transfer_sets) {
-      if (set.client > set.server) {
-        throw LiveError("transfers '" + set.name + "': its client (from) must be written before " +
-                        "its server (to) in the scenario's hosts: the live engine measures a " +
-                        "transfer at the host that opens the connection");
-      }
-    }
     for (const config::TransferPlan& t : plan.transfers) {
       auto x = std::make_unique<Xfer>();
       x->plan = &t;
@@ -1488,15 +1481,32 @@ bool icmp_available() {
   return ping.valid();
 }
 
-report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
-                        const ClientOptions& options) {
+std::string plan_problem(const TrafficPlan& plan) {
+  for (size_t i = 0; i < plan.transfer_sets.size(); ++i) {
+    const config::TransferSetPlan& set = plan.transfer_sets[i];
+    if (set.client > set.server) {
+      const auto host = [&](size_t h) { return h < plan.hosts.size() ? plan.hosts[h] : "?"; };
+      return "traffic.transfers[" + std::to_string(i) + "]: from = \"" + host(set.client) +
+             "\" is written after to = \"" + host(set.server) +
+             "\" among the hosts; the live engine opens (and times) a transfer from the host "
+             "written first: write the client's host first, or run it in the simulator";
+    }
+  }
   for (const config::FloodPlan& f : plan.floods) {
     if (f.size < static_cast<int64_t>(kFloodHeader) ||
         f.size > static_cast<int64_t>(kMaxProbeSize)) {
-      throw LiveError(f.name + ": size " + std::to_string(f.size) + " B is not in " +
-                      std::to_string(kFloodHeader) + ".." + std::to_string(kMaxProbeSize) +
-                      " B (the live engine's datagram header; one datagram per 1500-byte MTU)");
+      return f.name + ": size " + std::to_string(f.size) + " B is not in " +
+             std::to_string(kFloodHeader) + ".." + std::to_string(kMaxProbeSize) +
+             " B (the live engine's datagram header; one datagram per 1500-byte MTU)";
     }
+  }
+  return "";
+}
+
+report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
+                        const ClientOptions& options) {
+  if (std::string problem = plan_problem(plan); !problem.empty()) {
+    throw LiveError(problem);
   }
   Engine engine(plan, std::move(info), options);
   return engine.run();

@@ -103,6 +103,13 @@ struct ClientOptions {
 // allowed by net.ipv4.ping_group_range).
 bool icmp_available();
 
+// What of the plan the live engine cannot run, as one line naming the [[traffic.*]] entry, or
+// "" (checked by run_traffic; `nicsim emulate` asks before it builds anything): a transfer set
+// whose client (from) is written after its server (to) in the scenario's hosts (the engine
+// opens every connection from the host written first and measures a transfer where it opens
+// it), a flood datagram smaller than the live header (kFloodHeader) or over 1472 bytes.
+std::string plan_problem(const TrafficPlan& plan);
+
 // Runs the plan in the calling thread's network namespace (blocking) and returns what
 // report::RunRecorder made of its samples, under `info` (label, backend, ...). Throws LiveError
 // when a socket cannot be set up or the server refuses a request.

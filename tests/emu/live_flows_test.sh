@@ -12,6 +12,8 @@
 #      no faster than two round trips (connection set-up, request and response: 20 ms), and the
 #      median FCT grows with the size bucket, each bucket's median within a factor of two of the
 #      simulator's.
+# Bad input: transfers whose client (from) is written after its server are refused before
+# anything is built (exit 2, one line naming the entry).
 # Both JSON files validate against docs/results.schema.json with backend "emu". Bounded: two
 # emulations of 4-5 s.
 # Usage: live_flows_test.sh NICSIM SOURCE_DIR
@@ -69,6 +71,15 @@ sizes = "exponential"
 size = "50000B"
 interval = "10ms"
 TOML
+sed 's/^from = "a"/from = "X"/; s/^to = "b"/to = "a"/; s/^from = "X"/from = "b"/' \
+  "$work/transfers.toml" >"$work/reversed.toml"
+set +e
+NICSIM_PRESETS="$src/presets" "$nicsim" emulate "$work/reversed.toml" >/dev/null 2>"$work/rev.txt"
+rc=$?
+set -e
+[ "$rc" = 2 ] && [ "$(wc -l <"$work/rev.txt")" = 1 ] \
+  && grep -q 'traffic.transfers\[0\]: from = "b" is written after to = "a"' "$work/rev.txt" \
+  || fail "reversed transfers: exit $rc, $(cat "$work/rev.txt")"
 for s in flood transfers; do
   NICSIM_PRESETS="$src/presets" "$nicsim" emulate "$work/$s.toml" --json "$work/$s-emu.json" \
     >"$work/$s-emu.txt" 2>"$work/$s-err.txt" \
