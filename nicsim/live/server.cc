@@ -54,7 +54,7 @@ bool awaiting_request(ConnState s) { return s == ConnState::kAuth || s == ConnSt
 // States that write Data frames (a timed source, a sized transfer).
 bool writes_data(ConnState s) { return s == ConnState::kSource || s == ConnState::kTransfer; }
 // Datagrams a udp source sends per wake-up at most when it is behind its schedule.
-constexpr int64_t kFloodBurst = 64;
+constexpr size_t kFloodBurst = 64;
 }  // namespace
 
 struct Server::Conn {
@@ -556,18 +556,30 @@ bool Server::open_udp(Conn& c, Accept& a) {
   return true;
 }
 
-// A udp source: every datagram that is due (k x size x 8 / rate after the request), at most
-// kFloodBurst at once; at the end, End with the number sent. A datagram the local stack
-// refuses (ENOBUFS, EAGAIN) is lost, as iperf -u's.
-void Server::send_flood(Conn& c, int64_t now) {
-  if (c.state != ConnState::kUdpSource) {
-    return;
+// The udp sources' due datagrams (datagram k at k x size x 8 / rate after the request), in
+// time order across sources — a voice stream's packet goes out between the flood's datagrams
+// of its time, not before or after a whole late burst — at most kFloodBurst per source per
+// wake-up. A datagram the local stack refuses (ENOBUFS, EAGAIN) is lost, as iperf -u's.
+void Server::send_floods(int64_t now) {
+  std::vector<Conn*> due;
+  for (auto& [id, cp] : conns_) {
+    if (cp->fd.valid() && cp->state == ConnState::kUdpSource && cp->next_flood_ns <= now) {
+      due.push_back(cp.get());
+    }
   }
   uint8_t data[kMaxProbeSize] = {};
-  const double ns_per_datagram =
-      static_cast<double>(c.req.size) * 8e9 / static_cast<double>(c.req.rate_bps);
-  for (int64_t k = 0; k < kFloodBurst && c.next_flood_ns <= now && c.next_flood_ns < c.end_ns;
-       ++k) {
+  for (size_t k = 0; k < kFloodBurst * due.size(); ++k) {
+    Conn* next = nullptr;
+    for (Conn* c : due) {
+      if (c->next_flood_ns <= now && c->next_flood_ns < c->end_ns &&
+          (next == nullptr || c->next_flood_ns < next->next_flood_ns)) {
+        next = c;
+      }
+    }
+    if (next == nullptr) {
+      break;
+    }
+    Conn& c = *next;
     FloodPacket p;
     p.seq = static_cast<uint32_t>(c.flood_count);
     p.send_ns = mono_ns();
@@ -575,19 +587,26 @@ void Server::send_flood(Conn& c, int64_t now) {
     [[maybe_unused]] const ssize_t w = ::send(c.udp.get(), data, c.req.size, 0);
     ++c.flood_count;
     ++stats_.flood_out;
+    const double ns_per_datagram =
+        static_cast<double>(c.req.size) * 8e9 / static_cast<double>(c.req.rate_bps);
     c.next_flood_ns =
         c.started_ns + static_cast<int64_t>(static_cast<double>(c.flood_count) * ns_per_datagram);
   }
-  if (c.next_flood_ns >= c.end_ns && now >= c.end_ns) {
-    Stats s;
-    s.elapsed_us = static_cast<uint64_t>((now - c.started_ns) / 1000);
-    s.bytes = c.flood_count;
-    encode(End{s}, c.out);
-    c.end_queued = true;
-    c.state = ConnState::kDraining;
-    c.next_flood_ns = INT64_MAX;
-    pump(c, now);
+}
+
+// A udp source past its end: End with the number of datagrams sent.
+void Server::end_flood(Conn& c, int64_t now) {
+  if (c.state != ConnState::kUdpSource || now < c.end_ns) {
+    return;
   }
+  Stats s;
+  s.elapsed_us = static_cast<uint64_t>((now - c.started_ns) / 1000);
+  s.bytes = c.flood_count;
+  encode(End{s}, c.out);
+  c.end_queued = true;
+  c.state = ConnState::kDraining;
+  c.next_flood_ns = INT64_MAX;
+  pump(c, now);
 }
 
 // A udp sink's pending arrivals into Arrivals frames while the output queue has room; once
@@ -794,6 +813,7 @@ void Server::on_flood_datagrams(Conn& c) {
 
 void Server::timers(int64_t now) {
   resume_accepting(now);
+  send_floods(now);
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
     if (!c.fd.valid()) {
@@ -827,10 +847,7 @@ void Server::timers(int64_t now) {
     if (writes_data(c.state) && c.data_left == 0) {
       pump(c, now);
     }
-    send_flood(c, now);
-    if (!c.fd.valid()) {
-      continue;
-    }
+    end_flood(c, now);
     if (c.fd.valid()) {
       if (c.out.size() > kMaxOutQueue) {
         close(c, "client does not read its control messages");

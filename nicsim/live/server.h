@@ -113,7 +113,8 @@ class Server {
   void on_udp(Conn& c, int64_t now);
   void on_flood_datagrams(Conn& c);
   bool open_udp(Conn& c, Accept& a);
-  void send_flood(Conn& c, int64_t now);
+  void send_floods(int64_t now);
+  void end_flood(Conn& c, int64_t now);
   void queue_arrivals(Conn& c);
   void handle_request(Conn& c, int64_t now);
   void pump(Conn& c, int64_t now);

@@ -1054,24 +1054,34 @@ class Engine {
     return f.start_ns + static_cast<int64_t>(static_cast<double>(slot) * f.gap_ns);
   }
 
-  // An upload's due datagrams (at most 64 at once when behind): each one's send time is kept.
-  // A datagram the local stack refuses (ENOBUFS, EAGAIN) is sent and lost, as in the simulator.
+  // The uploads' due datagrams in time order across floods (a voice packet goes out between
+  // the flood's datagrams of its time, not before or after a whole late burst), at most 64 per
+  // flood at once on average when behind; each one's send time is kept. A datagram the local stack
+  // refuses (ENOBUFS, EAGAIN) is sent and lost, as in the simulator.
   void send_floods(int64_t now) {
     uint8_t pkt[kMaxProbeSize] = {};
-    for (auto& fp : floods_) {
-      Flood& f = *fp;
-      for (int k = 0;
-           k < 64 && f.upload && f.ready && f.next_send <= now && f.next_send < f.stop_ns; ++k) {
-        FloodPacket h;
-        h.seq = static_cast<uint32_t>(f.sent_ns.size());
-        h.send_ns = mono_ns();
-        h.token = f.token;
-        encode_flood(h, std::span<uint8_t>(pkt, static_cast<size_t>(f.plan.size)));
-        [[maybe_unused]] const ssize_t w =
-            ::send(f.udp.get(), pkt, static_cast<size_t>(f.plan.size), 0);
-        f.sent_ns.push_back(h.send_ns);
-        f.next_send = slot_time(f, ++f.slot);
+    for (size_t k = 0; k < 64 * floods_.size(); ++k) {
+      Flood* next = nullptr;
+      for (auto& fp : floods_) {
+        Flood& f = *fp;
+        if (f.upload && f.ready && f.next_send <= now && f.next_send < f.stop_ns &&
+            (next == nullptr || f.next_send < next->next_send)) {
+          next = &f;
+        }
       }
+      if (next == nullptr) {
+        return;
+      }
+      Flood& f = *next;
+      FloodPacket h;
+      h.seq = static_cast<uint32_t>(f.sent_ns.size());
+      h.send_ns = mono_ns();
+      h.token = f.token;
+      encode_flood(h, std::span<uint8_t>(pkt, static_cast<size_t>(f.plan.size)));
+      [[maybe_unused]] const ssize_t w =
+          ::send(f.udp.get(), pkt, static_cast<size_t>(f.plan.size), 0);
+      f.sent_ns.push_back(h.send_ns);
+      f.next_send = slot_time(f, ++f.slot);
     }
   }
 
