@@ -21,14 +21,6 @@
 namespace nicsim::live {
 namespace {
 
-sockaddr_in loopback(uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return a;
-}
-
 config::FloodPlan flood(std::string name, size_t from, size_t to, Rate rate, int64_t size,
                         std::string codec = "") {
   config::FloodPlan f;

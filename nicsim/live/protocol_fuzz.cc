@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes from the network through every decoder of the live layer
 // (the `nicsim server` control protocol, protocol.h, and the UDP probe and flood datagrams,
 // probe.h) must never crash, hang, trip a sanitizer or buffer more than one control frame.
-// Whatever decodes must re-encode to a frame that decodes to the same message. Run with scripts/fuzz.sh (seed
-// corpus: nicsim/live/fuzz_corpus/protocol/).
+// Whatever decodes must re-encode to a frame that decodes to the same message. Run with
+// scripts/fuzz.sh (seed corpus: nicsim/live/fuzz_corpus/protocol/).
 
 #include <cstddef>
 #include <cstdint>

@@ -741,27 +741,17 @@ void Server::on_udp(Conn& c, int64_t now) {
     return;
   }
   uint8_t data[kMaxProbeSize + 1];
-  alignas(8) char control[128];
   for (int k = 0; k < 64; ++k) {
-    sockaddr_in from{};
-    iovec iov{data, sizeof data};
-    msghdr msg{};
-    msg.msg_name = &from;
-    msg.msg_namelen = sizeof from;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(c.udp.get(), &msg, 0);
-    if (n < 0) {
+    const std::optional<Datagram> dg = recv_datagram(c.udp.get(), data);
+    if (!dg) {
       return;
     }
-    const int64_t recv_ns = receive_time_ns(msg);
-    const std::span<uint8_t> dgram(data, static_cast<size_t>(n));
+    const sockaddr_in& from = dg->from;
+    const int64_t recv_ns = dg->recv_ns;
+    const std::span<uint8_t> dgram(data, dg->size);
     const uint16_t port = ntohs(from.sin_port);
     if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr ||
-        (c.echo_port != 0 && port != c.echo_port) || (msg.msg_flags & MSG_TRUNC) != 0 ||
-        !decode_probe(dgram)) {
+        (c.echo_port != 0 && port != c.echo_port) || dg->truncated || !decode_probe(dgram)) {
       ++stats_.ignored;
       continue;
     }
@@ -780,33 +770,21 @@ void Server::on_udp(Conn& c, int64_t now) {
 // header are counted and kept for the next Arrivals frame (at most max_pending_arrivals).
 void Server::on_flood_datagrams(Conn& c) {
   uint8_t data[kMaxProbeSize + 1];
-  alignas(8) char control[128];
   for (int k = 0; k < 256; ++k) {
-    sockaddr_in from{};
-    iovec iov{data, sizeof data};
-    msghdr msg{};
-    msg.msg_name = &from;
-    msg.msg_namelen = sizeof from;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(c.udp.get(), &msg, 0);
-    if (n < 0) {
+    const std::optional<Datagram> dg = recv_datagram(c.udp.get(), data);
+    if (!dg) {
       return;
     }
-    const int64_t recv_ns = receive_time_ns(msg);
-    const std::optional<FloodPacket> p =
-        decode_flood(std::span<const uint8_t>(data, static_cast<size_t>(n)));
-    if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr || ntohs(from.sin_port) != c.echo_port ||
-        (msg.msg_flags & MSG_TRUNC) != 0 || !p) {
+    const std::optional<FloodPacket> p = decode_flood(std::span<const uint8_t>(data, dg->size));
+    if (dg->from.sin_addr.s_addr != c.peer.sin_addr.s_addr ||
+        ntohs(dg->from.sin_port) != c.echo_port || dg->truncated || !p) {
       ++stats_.ignored;
       continue;
     }
     ++c.flood_count;
     ++stats_.flood_in;
     if (c.arrivals.size() < params_.max_pending_arrivals) {
-      c.arrivals.push_back(Arrival{p->seq, recv_ns});
+      c.arrivals.push_back(Arrival{p->seq, dg->recv_ns});
     }
   }
 }

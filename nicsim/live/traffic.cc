@@ -471,11 +471,8 @@ class Engine {
       return;
     }
     if (f.phase == FlowPhase::kConnecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(f.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      if (const std::string err = connect_error(f.fd.get()); !err.empty()) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + err);
       }
       f.phase = FlowPhase::kRunning;
       if (!f.upload) {
@@ -635,17 +632,47 @@ class Engine {
     add(p.control.get(), EPOLLIN | EPOLLOUT, probe_token(p.index) + 1);
   }
 
-  // Sends what is left of the echo request (a few dozen bytes: a fresh socket takes them).
-  void send_echo_request(Probe& p) {
-    while (p.request_off < p.request.size()) {
-      const ssize_t w = ::send(p.control.get(), p.request.data() + p.request_off,
-                               p.request.size() - p.request_off, MSG_NOSIGNAL);
+  // Writes what the socket takes of bytes[off..): a connection's opening frames (a few dozen
+  // bytes: a fresh socket takes them). Throws LiveError on a failure other than EAGAIN.
+  static void send_pending(int fd, const std::vector<uint8_t>& bytes, size_t& off,
+                           const char* what) {
+    while (off < bytes.size()) {
+      const ssize_t w = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EAGAIN) return;
-        throw_errno("send echo request");
+        throw_errno(what);
       }
-      p.request_off += static_cast<size_t>(w);
+      off += static_cast<size_t>(w);
     }
+  }
+
+  // Reads a control connection's frames into on(message) until it would block. Returns false
+  // when the peer closed it (or it failed); throws LiveError on a malformed frame.
+  template <class OnMessage>
+  bool read_frames(int fd, FrameReader& reader, const std::string& server, OnMessage&& on) {
+    for (;;) {
+      const ssize_t n = ::recv(fd, read_buf_, sizeof read_buf_, 0);
+      if (n <= 0) {
+        return n < 0 && errno == EAGAIN;
+      }
+      size_t off = 0;
+      while (off < static_cast<size_t>(n)) {
+        off += reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
+        if (reader.failed()) {
+          throw LiveError("server " + server + ": " + reader.error());
+        }
+        while (std::optional<Message> m = reader.next()) {
+          if (!on(*m)) {
+            return true;  // the handler is done with this connection
+          }
+        }
+      }
+    }
+  }
+
+  // Sends what is left of the echo request (a few dozen bytes: a fresh socket takes them).
+  void send_echo_request(Probe& p) {
+    send_pending(p.control.get(), p.request, p.request_off, "send echo request");
   }
 
   void on_echo_control(Probe& p, uint32_t events) {
@@ -653,11 +680,8 @@ class Engine {
       return;
     }
     if (p.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(p.control.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      if (const std::string err = connect_error(p.control.get()); !err.empty()) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + err);
       }
       send_echo_request(p);
       if (p.request_off < p.request.size()) {
@@ -669,35 +693,24 @@ class Engine {
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) == 0) {
       return;
     }
-    for (;;) {
-      const ssize_t n = ::recv(p.control.get(), read_buf_, sizeof read_buf_, 0);
-      if (n <= 0) {
-        if (n < 0 && errno == EAGAIN) return;
-        p.control.reset();  // the reflector is gone; later probes count as lost
-        return;
+    const std::string server = to_string(opt_.server);
+    const bool open = read_frames(p.control.get(), p.reader, server, [&](const Message& m) {
+      if (const auto* rej = std::get_if<Reject>(&m)) {
+        throw LiveError("server " + server + " refused probe " + p.plan.name + ": " + rej->reason +
+                        p.handshake.hint());
       }
-      size_t off = 0;
-      while (off < static_cast<size_t>(n)) {
-        off +=
-            p.reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
-        if (p.reader.failed()) {
-          throw LiveError("server " + to_string(opt_.server) + ": " + p.reader.error());
-        }
-        while (std::optional<Message> m = p.reader.next()) {
-          if (const auto* rej = std::get_if<Reject>(&*m)) {
-            throw LiveError("server " + to_string(opt_.server) + " refused probe " + p.plan.name +
-                            ": " + rej->reason + p.handshake.hint());
-          }
-          if (const auto* ch = std::get_if<Challenge>(&*m)) {
-            p.request = p.handshake.answer(*ch, to_string(opt_.server));
-            p.request_off = 0;
-            send_echo_request(p);
-          }
-          if (const auto* a = std::get_if<Accept>(&*m); a != nullptr && !p.ready) {
-            open_udp(p, a->udp_port);
-          }
-        }
+      if (const auto* ch = std::get_if<Challenge>(&m)) {
+        p.request = p.handshake.answer(*ch, server);
+        p.request_off = 0;
+        send_echo_request(p);
       }
+      if (const auto* acc = std::get_if<Accept>(&m); acc != nullptr && !p.ready) {
+        open_udp(p, acc->udp_port);
+      }
+      return true;
+    });
+    if (!open) {
+      p.control.reset();  // the reflector is gone; later probes count as lost
     }
   }
 
@@ -846,22 +859,14 @@ class Engine {
 
   void on_probe(Probe& p) {
     uint8_t buf[2048];
-    alignas(8) char control[128];
     for (;;) {
-      sockaddr_in from{};
-      iovec iov{buf, sizeof buf};
-      msghdr msg{};
-      msg.msg_name = &from;
-      msg.msg_namelen = sizeof from;
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      const ssize_t n = ::recvmsg(p.fd.get(), &msg, 0);
-      if (n < 0) {
+      const std::optional<Datagram> dg = recv_datagram(p.fd.get(), buf);
+      if (!dg) {
         return;
       }
-      const int64_t rx = receive_time_ns(msg);
+      const sockaddr_in& from = dg->from;
+      const int64_t rx = dg->recv_ns;
+      const auto n = static_cast<ssize_t>(dg->size);
       if (p.plan.icmp) {
         on_icmp_reply(p, std::span<const uint8_t>(buf, static_cast<size_t>(n)), from, rx);
         continue;
@@ -957,15 +962,7 @@ class Engine {
   }
 
   void send_flood_request(Flood& f) {
-    while (f.request_off < f.request.size()) {
-      const ssize_t w = ::send(f.control.get(), f.request.data() + f.request_off,
-                               f.request.size() - f.request_off, MSG_NOSIGNAL);
-      if (w < 0) {
-        if (errno == EAGAIN) return;
-        throw_errno("send flood request");
-      }
-      f.request_off += static_cast<size_t>(w);
-    }
+    send_pending(f.control.get(), f.request, f.request_off, "send flood request");
   }
 
   void on_flood_control(Flood& f, uint32_t events) {
@@ -974,11 +971,8 @@ class Engine {
     }
     const std::string server = to_string(server_of(f.plan.from, f.plan.to));
     if (f.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(f.control.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + server + ": " + std::strerror(err));
+      if (const std::string err = connect_error(f.control.get()); !err.empty()) {
+        throw LiveError("connect " + server + ": " + err);
       }
       send_flood_request(f);
       if (f.request_off < f.request.size()) {
@@ -990,25 +984,13 @@ class Engine {
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) == 0) {
       return;
     }
-    for (;;) {
-      const ssize_t n = ::recv(f.control.get(), read_buf_, sizeof read_buf_, 0);
-      if (n <= 0) {
-        if (n < 0 && errno == EAGAIN) return;
-        f.control.reset();  // the server is done (or gone): later arrivals are not reported
-        f.ended = true;
-        return;
-      }
-      size_t off = 0;
-      while (off < static_cast<size_t>(n)) {
-        off +=
-            f.reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
-        if (f.reader.failed()) {
-          throw LiveError("server " + server + ": " + f.reader.error());
-        }
-        while (std::optional<Message> m = f.reader.next()) {
-          on_flood_message(f, *m, server);
-        }
-      }
+    const bool open = read_frames(f.control.get(), f.reader, server, [&](const Message& m) {
+      on_flood_message(f, m, server);
+      return true;
+    });
+    if (!open) {
+      f.control.reset();  // the server is done (or gone): later arrivals are not reported
+      f.ended = true;
     }
   }
 
@@ -1088,22 +1070,10 @@ class Engine {
   // A download's datagrams: those with a flood header from the server's port.
   void on_flood_udp(Flood& f) {
     uint8_t buf[2048];
-    alignas(8) char control[128];
-    for (;;) {
-      iovec iov{buf, sizeof buf};
-      msghdr msg{};
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      const ssize_t n = ::recvmsg(f.udp.get(), &msg, 0);
-      if (n < 0) {
-        return;
-      }
-      const int64_t rx = receive_time_ns(msg);
+    while (const std::optional<Datagram> dg = recv_datagram(f.udp.get(), buf)) {
       if (const std::optional<FloodPacket> h =
-              decode_flood(std::span<const uint8_t>(buf, static_cast<size_t>(n)))) {
-        f.arrived.push_back(Flood::Arrived{h->seq, h->send_ns, rx});
+              decode_flood(std::span<const uint8_t>(buf, dg->size))) {
+        f.arrived.push_back(Flood::Arrived{h->seq, h->send_ns, dg->recv_ns});
       }
     }
   }
@@ -1209,11 +1179,8 @@ class Engine {
     const config::TransferSetPlan& set = plan_.transfer_sets.at(x.plan->set);
     const std::string server = to_string(server_of(set.client, set.server));
     if (x.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(x.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + server + ": " + std::strerror(err));
+      if (const std::string err = connect_error(x.fd.get()); !err.empty()) {
+        throw LiveError("connect " + server + ": " + err);
       }
       send_xfer_request(x);
       if (x.request_off < x.request.size()) {
@@ -1225,40 +1192,17 @@ class Engine {
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) == 0) {
       return;
     }
-    for (;;) {
-      const ssize_t n = ::recv(x.fd.get(), read_buf_, sizeof read_buf_, 0);
-      if (n <= 0) {
-        if (n < 0 && errno == EAGAIN) return;
-        x.fd.reset();  // closed before End: the transfer stays incomplete
-        return;
-      }
-      size_t off = 0;
-      while (off < static_cast<size_t>(n) && x.fd.valid()) {
-        off +=
-            x.reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
-        if (x.reader.failed()) {
-          throw LiveError("server " + server + ": " + x.reader.error());
-        }
-        while (std::optional<Message> m = x.reader.next()) {
-          on_xfer_message(x, *m, server);
-          if (!x.fd.valid()) {
-            return;
-          }
-        }
-      }
+    const bool open = read_frames(x.fd.get(), x.reader, server, [&](const Message& m) {
+      on_xfer_message(x, m, server);
+      return x.fd.valid();
+    });
+    if (!open) {
+      x.fd.reset();  // closed before End: the transfer stays incomplete
     }
   }
 
   void send_xfer_request(Xfer& x) {
-    while (x.request_off < x.request.size()) {
-      const ssize_t w = ::send(x.fd.get(), x.request.data() + x.request_off,
-                               x.request.size() - x.request_off, MSG_NOSIGNAL);
-      if (w < 0) {
-        if (errno == EAGAIN) return;
-        throw_errno("send transfer request");
-      }
-      x.request_off += static_cast<size_t>(w);
-    }
+    send_pending(x.fd.get(), x.request, x.request_off, "send transfer request");
   }
 
   // The response's last byte is in when End arrives after `size` bytes of Data payload.
