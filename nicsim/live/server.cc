@@ -512,8 +512,19 @@ void Server::handle_request(Conn& c, int64_t now) {
   } else if (r.kind == FlowKind::kTransfer) {
     what += ", " + std::to_string(r.bytes) + " B";
   }
-  // Transfers come many per second: logged only when the limiter lets them through.
-  log(c.peer, c.name + ": " + what);
+  // Transfers come many per second, one connection each: only the first from an address is
+  // logged (ServerStats::transfers counts them all).
+  if (r.kind != FlowKind::kTransfer) {
+    log(c.peer, c.name + ": " + what);
+  } else if (transfer_peers_.insert(c.peer.sin_addr.s_addr).second) {
+    if (transfer_peers_.size() > 4096) {
+      transfer_peers_.clear();  // bounded memory: an address may be logged once more
+    }
+    log(c.peer, c.name + ": " + what + " (further transfers from this address are not logged)");
+  }
+  if (r.kind == FlowKind::kTransfer) {
+    ++stats_.transfers;
+  }
   pump(c, now);
 }
 

@@ -34,6 +34,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,7 @@ struct ServerStats {
   uint64_t echoed = 0;            // probe datagrams reflected
   uint64_t flood_in = 0;          // flood datagrams a udp sink counted
   uint64_t flood_out = 0;         // flood datagrams a udp source sent
+  uint64_t transfers = 0;         // transfer requests served (the first per address is logged)
   uint64_t ignored = 0;           // datagrams not reflected (foreign source, malformed)
   uint64_t auth_failures = 0;     // connections without a valid answer to the challenge
   uint64_t per_peer_refused = 0;  // connections over max_per_peer
@@ -132,8 +134,9 @@ class Server {
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::vector<uint64_t> closing_;
-  std::vector<uint8_t> buffer_;       // shared payload buffer (reads and data frames)
-  std::map<uint32_t, int> per_peer_;  // open connections per IPv4 address (network order)
+  std::vector<uint8_t> buffer_;        // shared payload buffer (reads and data frames)
+  std::map<uint32_t, int> per_peer_;   // open connections per IPv4 address (network order)
+  std::set<uint32_t> transfer_peers_;  // addresses whose first transfer was logged
   LogLimiter log_limiter_;
   int64_t accept_resume_ns_ = INT64_MAX;  // accepting paused until then (EMFILE back-off)
   int64_t accept_backoff_ns_ = 0;
