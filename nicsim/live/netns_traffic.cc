@@ -44,8 +44,8 @@ NetnsTraffic::~NetnsTraffic() { stop_threads(); }
 
 namespace {
 
-// The hosts a server must run in: the higher-indexed end of every flow and UDP probe (ICMP
-// is answered by the kernel). Sorted, without repeats.
+// The hosts a server must run in: the higher-indexed end of every flow, UDP probe, flood and
+// transfer set (ICMP is answered by the kernel). Sorted, without repeats.
 std::vector<size_t> server_hosts(const TrafficPlan& plan) {
   std::vector<size_t> at;
   for (const FlowPlan& f : plan.flows) {
@@ -55,6 +55,12 @@ std::vector<size_t> server_hosts(const TrafficPlan& plan) {
     if (!p.icmp) {
       at.push_back(std::max(p.from, p.to));
     }
+  }
+  for (const config::FloodPlan& f : plan.floods) {
+    at.push_back(std::max(f.from, f.to));
+  }
+  for (const config::TransferSetPlan& t : plan.transfer_sets) {
+    at.push_back(std::max(t.client, t.server));
   }
   std::sort(at.begin(), at.end());
   at.erase(std::unique(at.begin(), at.end()), at.end());

@@ -1,6 +1,7 @@
 #include "nicsim/live/server.h"
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -462,6 +463,12 @@ void Server::handle_request(Conn& c, int64_t now) {
                   std::to_string(params_.max_udp_rate_bps) + " bit/s");
     return;
   }
+  if (r.kind == FlowKind::kTransfer) {
+    // The response is written at once, as a web server's: Nagle must not hold its last
+    // partial segment back for the client's (possibly delayed) ACK of the first ones.
+    const int one = 1;
+    ::setsockopt(c.fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   if (r.kind == FlowKind::kSource || r.kind == FlowKind::kTransfer) {
     const std::string cc = r.cc.empty() ? params_.default_cc : r.cc;
     if (!cc.empty()) {
@@ -643,8 +650,11 @@ void Server::queue_arrivals(Conn& c) {
 void Server::pump(Conn& c, int64_t now) {
   for (;;) {
     if (c.out_off < c.out.size()) {
-      const ssize_t w =
-          ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+      // A Data frame's header goes out with the payload that follows it (MSG_MORE), not as a
+      // segment of its own: a transfer's socket has Nagle off.
+      const int more = c.data_left > 0 ? MSG_MORE : 0;
+      const ssize_t w = ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off,
+                               MSG_NOSIGNAL | more);
       if (w < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
           return;
