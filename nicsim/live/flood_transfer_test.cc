@@ -39,9 +39,10 @@ TrafficPlan flood_plan() {
   TrafficPlan plan;
   plan.duration = Duration::ms(1500);
   plan.hosts = {"a", "b"};
-  // 10 Mbit/s of 1000 B: one datagram every 800 us, 375 in 300 ms.
-  plan.floods.push_back(flood("udp_flood", 0, 1, Rate::mbit(10), 1000));
-  plan.floods.push_back(flood("udp_flood-2", 1, 0, Rate::mbit(10), 1000));
+  // 2 Mbit/s of 1000 B: one datagram every 4 ms, 75 in 300 ms (slow enough that a receiving
+  // thread descheduled for a few hundred ms on a loaded machine loses none).
+  plan.floods.push_back(flood("udp_flood", 0, 1, Rate::mbit(2), 1000));
+  plan.floods.push_back(flood("udp_flood-2", 1, 0, Rate::mbit(2), 1000));
   // G.711: 172 B every 20 ms (rate exact, as config::plan makes it): 15 in 300 ms.
   plan.floods.push_back(flood("voip", 0, 1, Rate::bps(68'800), 172, "g711"));
   plan.floods.push_back(flood("voip-2", 1, 0, Rate::bps(68'800), 172, "g711"));
@@ -68,10 +69,10 @@ TEST(LiveFloods, BothDirectionsAndVoipOverLoopback) {
   for (const report::FloodResult* f : {&up, &down}) {
     // The schedule's slots of [100, 400) ms (an upload skips none: its sink is ready long
     // before; a download starts when the server has its request, and keeps the count).
-    EXPECT_GE(f->sent, 300u);
-    EXPECT_LE(f->sent, 376u);
+    EXPECT_GE(f->sent, 60u);
+    EXPECT_LE(f->sent, 76u);
     EXPECT_EQ(f->size, 1000);
-    // Loopback loses nothing at 10 Mbit/s (the sockets' buffers hold far more than a burst).
+    // Loopback loses nothing at 2 Mbit/s (the sockets' buffers hold far more than a burst).
     EXPECT_EQ(f->received, f->sent);
     EXPECT_EQ(f->lost, 0u);
     EXPECT_EQ(f->one_way.count, f->received);
@@ -96,7 +97,7 @@ TEST(LiveFloods, BothDirectionsAndVoipOverLoopback) {
     EXPECT_DOUBLE_EQ(v.mos, report::emodel_mos(v.r_factor));
   }
   EXPECT_TRUE(server.logged("udp sink for"));
-  EXPECT_TRUE(server.logged("udp source for 300 ms, dscp 0, 10000000 bit/s of 1000 B"));
+  EXPECT_TRUE(server.logged("udp source for 300 ms, dscp 0, 2000000 bit/s of 1000 B"));
 }
 
 // Two clocks (a real network): every one-way delay is relative to the smallest, which is 0.
@@ -241,7 +242,10 @@ TEST(LiveServerFlood, SinkCountsOnlyTheRegisteredPortAndReportsEachArrival) {
   // Not a flood datagram (no magic): ignored.
   uint8_t junk[100] = {1, 2, 3};
   ::sendto(mine.get(), junk, sizeof junk, 0, reinterpret_cast<const sockaddr*>(&sink), sizeof sink);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let the datagrams land
+  // Every datagram seen before the end (the sink stops counting at the client's EOF).
+  for (int i = 0; i < 500 && server.stats().flood_in + server.stats().ignored < 7; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   ::shutdown(control.get(), SHUT_WR);
   read_until([&] { return std::holds_alternative<End>(got.back()); });
   server.stop();

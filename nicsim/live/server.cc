@@ -551,6 +551,9 @@ bool Server::open_udp(Conn& c, Accept& a) {
     return false;
   }
   ::setsockopt(u.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+  if (r.kind == FlowKind::kUdpSink) {
+    set_flood_receive_buffer(u.get());
+  }
   set_dscp(u.get(), r.dscp);
   if (r.kind == FlowKind::kUdpSource) {
     sockaddr_in to = c.peer;

@@ -134,6 +134,13 @@ std::optional<Datagram> recv_datagram(int fd, std::span<uint8_t> buf) {
   return d;
 }
 
+void set_flood_receive_buffer(int fd) {
+  const int bytes = 4 << 20;
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
+}
+
 std::string connect_error(int fd) {
   int err = 0;
   socklen_t len = sizeof err;

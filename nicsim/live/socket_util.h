@@ -85,6 +85,10 @@ struct Datagram {
   bool truncated = false;
 };
 std::optional<Datagram> recv_datagram(int fd, std::span<uint8_t> buf);
+// A flood receiver's socket buffer: 4 MiB (SO_RCVBUFFORCE with CAP_NET_ADMIN, else
+// SO_RCVBUF up to net.core.rmem_max), so that a receiving thread descheduled for a moment
+// does not turn into datagrams lost at the receiver: best effort, errors ignored.
+void set_flood_receive_buffer(int fd);
 // The error of a non-blocking connect() that has completed (SO_ERROR): "" when it connected.
 std::string connect_error(int fd);
 

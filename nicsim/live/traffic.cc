@@ -940,6 +940,9 @@ class Engine {
       }
       const int one = 1;
       ::setsockopt(f.udp.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+      if (!f.upload) {
+        set_flood_receive_buffer(f.udp.get());
+      }
       set_dscp(f.udp.get(), f.plan.dscp);
       sockaddr_in any{};
       any.sin_family = AF_INET;
