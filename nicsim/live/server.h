@@ -1,7 +1,8 @@
 #pragma once
 // Server — the peer side of live measurements (`nicsim server`): TCP sinks, TCP sources with a
-// requested congestion control and DSCP, and UDP echo reflectors, for many clients at once
-// (protocol.h describes the messages).
+// requested congestion control and DSCP, UDP echo reflectors, UDP flood sinks and sources
+// (udp_flood, voip) and sized TCP responses (transfers), for many clients at once (protocol.h
+// describes the messages).
 //
 // One thread, one epoll set, non-blocking sockets. Bounds, so that no client can exhaust it:
 //   - at most `max_clients` connections; one more is answered Reject("server busy") and closed;

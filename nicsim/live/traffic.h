@@ -1,6 +1,7 @@
 #pragma once
 // Traffic on real sockets: the client side of live measurements. Runs a TrafficPlan — TCP bulk
-// flows, ICMP echo and isochronous UDP probes — against a nicsim server (server.h) and returns
+// flows, ICMP echo and isochronous UDP probes, UDP floods and voice streams, request/response
+// transfers — against a nicsim server (server.h) and returns
 // the results in the simulator's shape (report::Run: transfer, intervals, latency_ms, goodput),
 // so `nicsim emulate` and `nicsim rrul HOST` print the same tables and JSON as `nicsim run`.
 //
@@ -24,6 +25,11 @@
 //     report RTT only.
 //   - ICMP echo: a raw socket (root) or an unprivileged ping socket; RTT from the send time to
 //     the kernel's receive stamp of the reply.
+//   - udp_flood / voip: sequence numbers and send times in each datagram; the receiver (the
+//     server's udp sink, reporting each arrival, or this client) stamps arrivals; one-way
+//     delays exact with `shared_clock`, else relative to the smallest measured.
+//   - transfers: one TCP connection per transfer at its arrival time; FCT to the End that
+//     follows the response's last byte.
 //   A probe counts as lost when no answer came and it was sent at least report::kLossHorizon
 //   before the end of the run (report::RunRecorder, as for every back-end).
 
