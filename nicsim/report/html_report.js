@@ -123,7 +123,10 @@
       o.xRangePad = 24;
       // Both directions of a run share its x: the second smaller, so neither hides the other.
       o.series = {};
-      spec.labels.slice(1).forEach(function (label, i) { o.series[label] = {pointSize: 6 - 3 * i}; });
+      // (The knee has many series, one point each per run: one size.)
+      spec.labels.slice(1).forEach(function (label, i) {
+        o.series[label] = {pointSize: spec.uniform ? 4 : 6 - 3 * i};
+      });
     }
     if (spec.kind === 'bars') {
       var ticks = spec.ticks;
@@ -224,6 +227,7 @@
   }
 
   if (data.tradeoff) chart(document.getElementById('tradeoff-charts'), data.tradeoff, []);
+  if (data.knee) chart(document.getElementById('knee-charts'), data.knee, []);
   document.getElementById('run-select').addEventListener('change', function (e) {
     location.hash = 'run=' + e.target.value;
   });
