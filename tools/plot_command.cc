@@ -152,6 +152,25 @@ GnuplotResult run_gnuplot_kept(const std::string& dir,
   return r;
 }
 
+// Draws the job (kept in --keep-script's directory when given). Exit status: 2 when the
+// results lack what the plot needs (the message after `context`, the file, when not ""), else
+// gnuplot's; 0 when it drew.
+int draw(const PlotArgs& a, const std::string& context,
+         const std::function<report::GnuplotJob(const std::string&)>& make) {
+  GnuplotResult r;
+  try {
+    r = a.keep_script.empty() ? run_gnuplot(make) : run_gnuplot_kept(absolute(a.keep_script), make);
+  } catch (const report::ExportError& e) {
+    std::fprintf(stderr, "nicsim plot: %s%s\n", context.empty() ? "" : (context + ": ").c_str(),
+                 e.what());
+    return 2;
+  }
+  if (r.status != 0) {
+    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
+  }
+  return r.status;
+}
+
 // --x, --y, --group: the campaign kinds' options (sweep, tradeoff).
 void add_campaign_plot_options(CLI::App& app, PlotArgs& a) {
   app.add_option("--x", a.x, "sweep: the varied key on the x axis (e.g. wire.rate or rate)")
@@ -277,20 +296,11 @@ int plot(const PlotArgs& a) {
     return 2;
   }
   const std::string out = absolute(*output);
-  GnuplotResult r;
-  try {
-    const auto make_job = [&](const std::string& dir) {
-      return report::gnuplot_job(kind, runs, style, out, dir);
-    };
-    r = a.keep_script.empty() ? run_gnuplot(make_job)
-                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
-  } catch (const report::ExportError& e) {
-    std::fprintf(stderr, "nicsim plot: %s: %s\n", files[0].c_str(), e.what());
-    return 2;
-  }
-  if (r.status != 0) {
-    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
-    return r.status;
+  if (const int status = draw(
+          a, files[0],
+          [&](const std::string& dir) { return report::gnuplot_job(kind, runs, style, out, dir); });
+      status != 0) {
+    return status;
   }
   struct stat st {};
   if (::stat(out.c_str(), &st) != 0 || st.st_size == 0) {
@@ -318,21 +328,15 @@ int plot_campaign(const PlotArgs& a, const report::PlotStyle& style) {
     return 2;
   }
   const std::string out = absolute(a.output);
-  GnuplotResult r;
-  try {
-    const auto make_job = [&](const std::string& dir) {
-      return a.kind == "sweep" ? report::sweep_job(results, {a.x, a.y, a.group}, style, out, dir)
-                               : report::tradeoff_job(results, style, out, dir);
-    };
-    r = a.keep_script.empty() ? run_gnuplot(make_job)
-                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
-  } catch (const report::ExportError& e) {
-    std::fprintf(stderr, "nicsim plot: %s: %s\n", a.files[0].c_str(), e.what());
-    return 2;
-  }
-  if (r.status != 0) {
-    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
-    return r.status;
+  if (const int status = draw(a, a.files[0],
+                              [&](const std::string& dir) {
+                                return a.kind == "sweep"
+                                           ? report::sweep_job(results, {a.x, a.y, a.group}, style,
+                                                               out, dir)
+                                           : report::tradeoff_job(results, style, out, dir);
+                              });
+      status != 0) {
+    return status;
   }
   std::fprintf(stderr, "nicsim plot: wrote %s\n", a.output.c_str());
   return 0;
@@ -357,20 +361,11 @@ int plot_knee(const PlotArgs& a, const report::PlotStyle& style) {
   }
   const report::KneeSpec spec{a.host, a.y.empty() ? "mean" : a.y};
   const std::string out = absolute(a.output);
-  GnuplotResult r;
-  try {
-    const auto make_job = [&](const std::string& dir) {
-      return report::knee_job(runs, spec, style, out, dir);
-    };
-    r = a.keep_script.empty() ? run_gnuplot(make_job)
-                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
-  } catch (const report::ExportError& e) {
-    std::fprintf(stderr, "nicsim plot: %s\n", e.what());
-    return 2;
-  }
-  if (r.status != 0) {
-    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
-    return r.status;
+  if (const int status = draw(
+          a, "",  // the error names the run's file
+          [&](const std::string& dir) { return report::knee_job(runs, spec, style, out, dir); });
+      status != 0) {
+    return status;
   }
   std::fprintf(stderr, "nicsim plot: wrote %s\n", a.output.c_str());
   return 0;

@@ -73,16 +73,6 @@ std::string gbit_text(double mbit) {
   return buf;
 }
 
-std::string data_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c != '"' && c != '\n' && c != '\r') {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::string knee_y_title(const KneeSpec& spec) {
@@ -169,7 +159,7 @@ GnuplotJob knee_job(const std::vector<PlotRun>& runs, const KneeSpec& spec, cons
     for (const KneePoint* k : m) {
       data += num(k->cpu_ns_per_frame) + " " + num(k->y) + " " + num(k->goodput_mbit) + " " +
               num(k->irqs_per_s) + " " + num(k->frames_per_packet) + " " +
-              data_string(k->label + " " + gbit_text(k->goodput_mbit)) + "\n";
+              gnuplot_data_string(k->label + " " + gbit_text(k->goodput_mbit)) + "\n";
     }
     data += "\n\n";  // gnuplot: a new index
     const std::string idx = " index " + std::to_string(i);

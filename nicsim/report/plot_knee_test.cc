@@ -42,7 +42,10 @@ Run knee_run(bool gro, bool dim, const std::string& usecs, double cpu_ns, double
   return r;
 }
 
-std::vector<PlotRun> plot_runs(const std::vector<Run>& runs) {
+// (Inside a TEST body `Run` names gtest's Test::Run.)
+using Runs = std::vector<Run>;
+
+std::vector<PlotRun> plot_runs(const Runs& runs) {
   std::vector<PlotRun> out;
   for (const Run& r : runs) {
     out.push_back({"knee.json", &r});
@@ -66,12 +69,11 @@ std::vector<std::string> rows_of(const std::string& data) {
 }
 
 TEST(PlotKnee, OnePointPerRunOneSeriesPerModeInOrderOfCpu) {
-  const std::vector<Run> runs = {
+  const Runs runs = {
       knee_run(false, false, "8us", 1900, 20),   knee_run(false, false, "50us", 1700, 45),
       knee_run(false, false, "100us", 1650, 90), knee_run(true, false, "8us", 900, 25),
       knee_run(true, false, "50us", 800, 50),    knee_run(false, true, "", 1750, 30)};
-  const GnuplotJob job =
-      knee_job(plot_runs(runs), {}, PlotStyle{PlotFormat::kPng}, "/o/k.png", "/d");
+  const GnuplotJob job = knee_job(plot_runs(runs), {}, PlotStyle{}, "/o/k.png", "/d");
   ASSERT_EQ(job.data_files.size(), 1u);
   EXPECT_EQ(job.data_files[0].first, "knee.dat");
   const std::string& data = job.data_files[0].second;
@@ -91,9 +93,9 @@ TEST(PlotKnee, OnePointPerRunOneSeriesPerModeInOrderOfCpu) {
 }
 
 TEST(PlotKnee, YChoosesMeanP99OrARunMetric) {
-  std::vector<Run> runs = {knee_run(false, false, "8us", 1900, 20)};
-  runs[0].latency_ms["ping"].count = 10;
-  runs[0].latency_ms["ping"].p99 = 0.75;
+  Runs runs = {knee_run(false, false, "8us", 1900, 20)};
+  runs[0].latency_ms["ping"].rtt.count = 10;
+  runs[0].latency_ms["ping"].rtt.p99 = 0.75;
   EXPECT_DOUBLE_EQ(knee_points(plot_runs(runs), {"", "mean"})[0].y, 20.0);
   EXPECT_DOUBLE_EQ(knee_points(plot_runs(runs), {"", "p99"})[0].y, 40.0);
   EXPECT_DOUBLE_EQ(knee_points(plot_runs(runs), {"", "ping.rtt_p99_ms"})[0].y, 0.75);
@@ -104,7 +106,7 @@ TEST(PlotKnee, YChoosesMeanP99OrARunMetric) {
 }
 
 TEST(PlotKnee, RunsWithoutTheKneeFieldsAreRefusedByName) {
-  std::vector<Run> runs = {knee_run(false, false, "8us", 1900, 20)};
+  Runs runs = {knee_run(false, false, "8us", 1900, 20)};
   runs[0].rx_batching.clear();
   try {
     (void)knee_points(plot_runs(runs), {});
