@@ -524,7 +524,8 @@ std::optional<Chart> knee_chart(const Results& results) {
                                             value("goodput (Mbit/s)", k.goodput_mbit)})}});
   }
   c.extra["info"] = info;
-  c.extra["uniform"] = true;  // many series: one point size
+  c.extra["uniform"] = true;   // many series: one point size
+  c.extra["logscale"] = true;  // y: microseconds (no coalescing) to a full ring's milliseconds
   return c;
 }
 

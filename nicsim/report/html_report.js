@@ -140,6 +140,10 @@
         valueFormatter: function (x) { return esc(ticks[Math.round(x)] || ''); }
       };
     }
+    if (spec.logscale) {  // the knee: microseconds to a saturated ring's milliseconds
+      o.logscale = true;
+      o.includeZero = false;
+    }
     if (spec.sync === 'time' && phases && phases.length) o.underlayCallback = phaseUnderlay(phases);
     return o;
   }

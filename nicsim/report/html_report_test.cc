@@ -193,6 +193,7 @@ TEST(HtmlReport, KneeForARxBatchingSweep) {
   // The last run has the least CPU per frame: first, with its own label and y (10 us x n).
   EXPECT_EQ(k["info"][0]["label"], r.runs.back().label);
   EXPECT_EQ(k["labels"].size(), 3u) << "x, GRO on and GRO off series";
+  EXPECT_EQ(k["logscale"], true);
   EXPECT_NE(page.find("id=\"knee-section\""), std::string::npos);
 }
 
