@@ -21,6 +21,7 @@
 #include "nicsim/report/export_flent.h"
 #include "nicsim/report/plot_campaign.h"
 #include "nicsim/report/plot_gnuplot.h"
+#include "nicsim/report/plot_knee.h"
 #include "nicsim/report/results_file.h"
 #include "nicsim/report/run_selector.h"
 #include "tools/gnuplot_runner.h"
@@ -53,6 +54,7 @@ struct PlotArgs {
   std::string keep_script;  // a directory: the script and its data files stay there
   // --kind sweep / tradeoff (campaigns, docs/campaigns.md)
   std::string x, y, group;
+  std::string host;  // --kind knee
 };
 
 int plot(const PlotArgs& a);
@@ -150,16 +152,39 @@ GnuplotResult run_gnuplot_kept(const std::string& dir,
   return r;
 }
 
+// Draws the job (kept in --keep-script's directory when given). Exit status: 2 when the
+// results lack what the plot needs (the message after `context`, the file, when not ""), else
+// gnuplot's; 0 when it drew.
+int draw(const PlotArgs& a, const std::string& context,
+         const std::function<report::GnuplotJob(const std::string&)>& make) {
+  GnuplotResult r;
+  try {
+    r = a.keep_script.empty() ? run_gnuplot(make) : run_gnuplot_kept(absolute(a.keep_script), make);
+  } catch (const report::ExportError& e) {
+    std::fprintf(stderr, "nicsim plot: %s%s\n", context.empty() ? "" : (context + ": ").c_str(),
+                 e.what());
+    return 2;
+  }
+  if (r.status != 0) {
+    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
+  }
+  return r.status;
+}
+
 // --x, --y, --group: the campaign kinds' options (sweep, tradeoff).
 void add_campaign_plot_options(CLI::App& app, PlotArgs& a) {
   app.add_option("--x", a.x, "sweep: the varied key on the x axis (e.g. wire.rate or rate)")
       ->type_name("KEY");
   app.add_option("--y", a.y,
                  "sweep: the metric on the y axis (e.g. ping.rtt_mean_ms,\n"
-                 "goodput_mbit.a->b; docs/campaigns.md)")
+                 "goodput_mbit.a->b; docs/campaigns.md); knee: mean, p99 or a metric")
       ->type_name("METRIC");
   app.add_option("--group", a.group, "sweep: one line per value of this varied key")
       ->type_name("KEY");
+  app.add_option("--host", a.host,
+                 "knee: the receiving host (default: per run, the host that received\n"
+                 "the most frames)")
+      ->type_name("HOST");
 }
 
 }  // namespace
@@ -178,7 +203,7 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
                  "the picture to write: FILE.png or FILE.svg (screens), FILE.pdf or\n"
                  "FILE.eps (papers)")
       ->type_name("FILE.png|FILE.svg|FILE.pdf|FILE.eps");
-  cli::add_choice(app, "--kind", a->kind, {"totals", "cdf", "compare", "sweep", "tradeoff"},
+  cli::add_choice(app, "--kind", a->kind, {"totals", "cdf", "compare", "sweep", "tradeoff", "knee"},
                   "totals (default): throughput per direction (Mbit/s, left axis) and\n"
                   "latency (ms, right axis: mean of the probes' per-interval RTTs) over\n"
                   "time, like flent's 'totals' plot; one run\n"
@@ -188,7 +213,11 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
                   "sweep: --y METRIC against the varied key --x, 95 % interval bars over\n"
                   "repetitions, one line per value of --group; one file\n"
                   "tradeoff: goodput vs induced latency (else the main probe's mean RTT)\n"
-                  "per run, 95 % interval crosses; one file");
+                  "per run, 95 % interval crosses; one file\n"
+                  "knee: latency the receive path added (--y mean (default), p99, or a\n"
+                  "metric such as ping.rtt_p99_ms) vs the receiving core's time per frame,\n"
+                  "one point per run, a series per GRO / DIM / fixed-coalescing mode;\n"
+                  "every run of every file (docs/rx-batching.md)");
   add_campaign_plot_options(app, *a);
   app.add_option("--run", a->run,
                  "the run to draw (totals, cdf) or the runs to include (compare): the values\n"
@@ -210,6 +239,7 @@ cli::Action define_plot(CLI::App& app, const cli::Invocation&) {
 namespace {
 
 int plot_campaign(const PlotArgs& a, const report::PlotStyle& style);
+int plot_knee(const PlotArgs& a, const report::PlotStyle& style);
 
 int plot(const PlotArgs& a) {
   const std::vector<std::string>& files = a.files;
@@ -223,6 +253,9 @@ int plot(const PlotArgs& a) {
   }
   if (k == "sweep" || k == "tradeoff") {
     return plot_campaign(a, plot_style(a, *format));
+  }
+  if (k == "knee") {
+    return plot_knee(a, plot_style(a, *format));
   }
   const report::PlotStyle style = plot_style(a, *format);
   const report::PlotKind kind = k == "cdf"       ? report::PlotKind::kCdf
@@ -263,20 +296,11 @@ int plot(const PlotArgs& a) {
     return 2;
   }
   const std::string out = absolute(*output);
-  GnuplotResult r;
-  try {
-    const auto make_job = [&](const std::string& dir) {
-      return report::gnuplot_job(kind, runs, style, out, dir);
-    };
-    r = a.keep_script.empty() ? run_gnuplot(make_job)
-                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
-  } catch (const report::ExportError& e) {
-    std::fprintf(stderr, "nicsim plot: %s: %s\n", files[0].c_str(), e.what());
-    return 2;
-  }
-  if (r.status != 0) {
-    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
-    return r.status;
+  if (const int status = draw(
+          a, files[0],
+          [&](const std::string& dir) { return report::gnuplot_job(kind, runs, style, out, dir); });
+      status != 0) {
+    return status;
   }
   struct stat st {};
   if (::stat(out.c_str(), &st) != 0 || st.st_size == 0) {
@@ -304,21 +328,44 @@ int plot_campaign(const PlotArgs& a, const report::PlotStyle& style) {
     return 2;
   }
   const std::string out = absolute(a.output);
-  GnuplotResult r;
-  try {
-    const auto make_job = [&](const std::string& dir) {
-      return a.kind == "sweep" ? report::sweep_job(results, {a.x, a.y, a.group}, style, out, dir)
-                               : report::tradeoff_job(results, style, out, dir);
-    };
-    r = a.keep_script.empty() ? run_gnuplot(make_job)
-                              : run_gnuplot_kept(absolute(a.keep_script), make_job);
-  } catch (const report::ExportError& e) {
-    std::fprintf(stderr, "nicsim plot: %s: %s\n", a.files[0].c_str(), e.what());
-    return 2;
+  if (const int status = draw(a, a.files[0],
+                              [&](const std::string& dir) {
+                                return a.kind == "sweep"
+                                           ? report::sweep_job(results, {a.x, a.y, a.group}, style,
+                                                               out, dir)
+                                           : report::tradeoff_job(results, style, out, dir);
+                              });
+      status != 0) {
+    return status;
   }
-  if (r.status != 0) {
-    std::fprintf(stderr, "nicsim plot: %s\n", r.message.c_str());
-    return r.status;
+  std::fprintf(stderr, "nicsim plot: wrote %s\n", a.output.c_str());
+  return 0;
+}
+
+// Every run of every file as one point of the knee (report/plot_knee.h).
+int plot_knee(const PlotArgs& a, const report::PlotStyle& style) {
+  std::vector<report::Results> results(a.files.size());
+  std::vector<report::PlotRun> runs;
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    try {
+      results[i] = report::load_results_file(a.files[i]);
+    } catch (const report::ResultsFileError& e) {
+      std::fprintf(stderr, "nicsim: %s\n", e.what());
+      return 2;
+    }
+  }
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    for (const report::Run& r : results[i].runs) {
+      runs.push_back({a.files[i], &r});
+    }
+  }
+  const report::KneeSpec spec{a.host, a.y.empty() ? "mean" : a.y};
+  const std::string out = absolute(a.output);
+  if (const int status = draw(
+          a, "",  // the error names the run's file
+          [&](const std::string& dir) { return report::knee_job(runs, spec, style, out, dir); });
+      status != 0) {
+    return status;
   }
   std::fprintf(stderr, "nicsim plot: wrote %s\n", a.output.c_str());
   return 0;

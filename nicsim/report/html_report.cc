@@ -15,6 +15,7 @@
 #include "nicsim/report/export_flent.h"
 #include "nicsim/report/plot_campaign.h"
 #include "nicsim/report/plot_gnuplot.h"
+#include "nicsim/report/plot_knee.h"
 #include "nicsim/report/run_statistics.h"
 #include "nicsim/report/run_summary.h"
 
@@ -467,6 +468,66 @@ std::string script_safe_json(std::string_view text) {
   }
   return out;
 }
+// The receive batching knee (plot_knee.h, as `nicsim plot --kind knee`): the receiving host's
+// core time per frame against the latency its receive path added, one column per mode; only
+// when every run has the knee's fields and there are two runs or more.
+std::optional<Chart> knee_chart(const Results& results) {
+  std::vector<PlotRun> runs;
+  for (const Run& r : results.runs) {
+    runs.push_back({"", &r});
+  }
+  std::vector<KneePoint> points;
+  try {
+    points = knee_points(runs, {});
+  } catch (const ExportError&) {
+    return std::nullopt;  // not a knee sweep
+  }
+  if (points.size() < 2) {
+    return std::nullopt;
+  }
+  Chart c{"knee",
+          "points",
+          "Receive batching: latency added vs CPU per frame, one point per run",
+          "receiving core busy time per received frame (ns)",
+          knee_y_title({}),
+          {"cpu_ns_per_frame"}};
+  std::vector<std::string> series;
+  for (const KneePoint& k : points) {
+    if (std::find(series.begin(), series.end(), k.series) == series.end()) {
+      series.push_back(k.series);
+    }
+  }
+  c.labels.insert(c.labels.end(), series.begin(), series.end());
+  std::vector<size_t> order(points.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return points[a].cpu_ns_per_frame < points[b].cpu_ns_per_frame;
+  });
+  json info = json::array();
+  for (size_t i : order) {
+    const KneePoint& k = points[i];
+    json row = json::array({k.cpu_ns_per_frame});
+    for (const std::string& s : series) {
+      row.push_back(s == k.series ? json(k.y) : json(nullptr));
+    }
+    c.rows.push_back(std::move(row));
+    const auto value = [](const char* name, double v) { return json::array({name, v, v, v}); };
+    info.push_back({{"label", results.runs[i].label},
+                    {"params", params_json(results.runs[i].params)},
+                    {"repetitions", 1},
+                    {"values", json::array({value("rx latency mean (us)", k.y),
+                                            value("cpu_ns_per_frame", k.cpu_ns_per_frame),
+                                            value("irqs_per_s", k.irqs_per_s),
+                                            value("frames_per_packet", k.frames_per_packet),
+                                            value("goodput (Mbit/s)", k.goodput_mbit)})}});
+  }
+  c.extra["info"] = info;
+  c.extra["uniform"] = true;   // many series: one point size
+  c.extra["logscale"] = true;  // y: microseconds (no coalescing) to a full ring's milliseconds
+  return c;
+}
 
 std::string html_report(const Results& results, const HtmlReportOptions& options) {
   if (results.runs.empty()) {
@@ -477,10 +538,12 @@ std::string html_report(const Results& results, const HtmlReportOptions& options
     runs.push_back(run_json(r, options.max_points_per_series));
   }
   const std::optional<Chart> tradeoff = tradeoff_chart(results);
+  const std::optional<Chart> knee = knee_chart(results);
   const json data = {{"source", options.source},
                      {"nicsim_version", results.meta.nicsim_version},
                      {"runs", runs},
-                     {"tradeoff", tradeoff ? chart_json(*tradeoff) : json(nullptr)}};
+                     {"tradeoff", tradeoff ? chart_json(*tradeoff) : json(nullptr)},
+                     {"knee", knee ? chart_json(*knee) : json(nullptr)}};
   const std::string title = "nicsim report: " + options.source;
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -511,6 +574,12 @@ std::string html_report(const Results& results, const HtmlReportOptions& options
     h += "<section id=\"tradeoff-section\"><h2>Trade-off</h2>\n<p>One point per run";
     h += results.statistics.empty() ? "" : " (the centre over its repetitions)";
     h += "; hover for its parameters.</p>\n<div id=\"tradeoff-charts\"></div></section>\n";
+  }
+  if (knee) {
+    h += "<section id=\"knee-section\"><h2>Receive batching knee</h2>\n<p>One point per run: "
+         "the latency the receiving host's receive path added per frame against its core's "
+         "time per frame (docs/rx-batching.md); hover for its parameters.</p>\n"
+         "<div id=\"knee-charts\"></div></section>\n";
   }
   h += "<section id=\"run-section\"><h2>Run <select id=\"run-select\">" + run_options(results) +
        "</select></h2>\n<div id=\"run-params\"></div>\n<div id=\"run-charts\"></div>\n"

@@ -123,7 +123,10 @@
       o.xRangePad = 24;
       // Both directions of a run share its x: the second smaller, so neither hides the other.
       o.series = {};
-      spec.labels.slice(1).forEach(function (label, i) { o.series[label] = {pointSize: 6 - 3 * i}; });
+      // (The knee has many series, one point each per run: one size.)
+      spec.labels.slice(1).forEach(function (label, i) {
+        o.series[label] = {pointSize: spec.uniform ? 4 : 6 - 3 * i};
+      });
     }
     if (spec.kind === 'bars') {
       var ticks = spec.ticks;
@@ -136,6 +139,10 @@
         },
         valueFormatter: function (x) { return esc(ticks[Math.round(x)] || ''); }
       };
+    }
+    if (spec.logscale) {  // the knee: microseconds to a saturated ring's milliseconds
+      o.logscale = true;
+      o.includeZero = false;
     }
     if (spec.sync === 'time' && phases && phases.length) o.underlayCallback = phaseUnderlay(phases);
     return o;
@@ -224,6 +231,7 @@
   }
 
   if (data.tradeoff) chart(document.getElementById('tradeoff-charts'), data.tradeoff, []);
+  if (data.knee) chart(document.getElementById('knee-charts'), data.knee, []);
   document.getElementById('run-select').addEventListener('change', function (e) {
     location.hash = 'run=' + e.target.value;
   });

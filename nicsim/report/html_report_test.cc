@@ -169,6 +169,34 @@ TEST(HtmlReport, TradeoffForSeveralRuns) {
   EXPECT_TRUE(data_of(html_report(one, {"r.json"}))["tradeoff"].is_null());
 }
 
+// The knee (plot_knee.h): one point per run of a sweep whose runs have rx_batching.
+TEST(HtmlReport, KneeForARxBatchingSweep) {
+  Results r = samples::full_sample_results();
+  ASSERT_GE(r.runs.size(), 2u);
+  EXPECT_TRUE(data_of(html_report(r, {"r.json"}))["knee"].is_null()) << "no rx_batching";
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    RxBatching b;
+    b.gro = i == 0;
+    b.frames = 1000;
+    b.packets = i == 0 ? 100 : 1000;
+    b.cpu_ns_per_frame = 2000.0 - 500.0 * static_cast<double>(i);
+    b.rx_latency_ms.count = 1000;
+    b.rx_latency_ms.mean = 0.01 * static_cast<double>(i + 1);
+    r.runs[i].rx_batching["b"] = b;
+  }
+  const std::string page = html_report(r, {"r.json"});
+  const json k = data_of(page)["knee"];
+  ASSERT_FALSE(k.is_null());
+  EXPECT_EQ(k["rows"].size(), r.runs.size());
+  EXPECT_EQ(k["points"].get<size_t>(), r.runs.size());
+  EXPECT_EQ(k["info"].size(), r.runs.size());
+  // The last run has the least CPU per frame: first, with its own label and y (10 us x n).
+  EXPECT_EQ(k["info"][0]["label"], r.runs.back().label);
+  EXPECT_EQ(k["labels"].size(), 3u) << "x, GRO on and GRO off series";
+  EXPECT_EQ(k["logscale"], true);
+  EXPECT_NE(page.find("id=\"knee-section\""), std::string::npos);
+}
+
 TEST(HtmlReport, RepetitionStatisticsShown) {
   Results r = samples::full_sample_results();
   EXPECT_EQ(html_report(r, {"r.json"}).find("id=\"statistics\""), std::string::npos);

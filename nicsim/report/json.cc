@@ -848,7 +848,15 @@ const Table<RxBatching>& rx_batching_table() {
       field("largest", &S::largest, kCount, ref("count")),
       field("rx_cpu_s", &S::rx_cpu_s, kNumber, ref("seconds")),
       field("rx_cpu_ns_per_byte", &S::rx_cpu_ns_per_byte, kNumber, ref("nonnegative")),
-      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds"))};
+      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds")),
+      // the knee (issue 17 item 5): optional, absent from documents written before
+      field("adaptive_rx", &S::adaptive_rx, kBool, type(R"("boolean")"), P::kOptional),
+      field("rx_irqs", &S::rx_irqs, kCount, ref("count"), P::kOptional),
+      field("tx_irqs", &S::tx_irqs, kCount, ref("count"), P::kOptional),
+      field("polls", &S::polls, kCount, ref("count"), P::kOptional),
+      field("irqs_per_s", &S::irqs_per_s, kNumber, ref("nonnegative"), P::kOptional),
+      field("cpu_ns_per_frame", &S::cpu_ns_per_frame, kNumber, ref("nonnegative"), P::kOptional),
+      field("rx_latency_ms", &S::rx_latency_ms, kStats, ref("stats"), P::kOptional)};
   return t;
 }
 

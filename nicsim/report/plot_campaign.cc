@@ -16,18 +16,6 @@ namespace {
 
 std::string num(double v) { return csv_number(v); }
 
-// A string column in a gnuplot data file: double quotes (gnuplot splits single-quoted text at
-// spaces in data), inner double quotes dropped.
-std::string data_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c != '"' && c != '\n' && c != '\r') {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string path_in(const std::string& dir, const std::string& name) {
   return dir.empty() ? name : dir + "/" + name;
 }
@@ -283,7 +271,7 @@ GnuplotJob tradeoff_job(const Results& results, const PlotStyle& style, const st
       ordered.emplace_back(px.centre,
                            num(px.centre) + " " + num(px.low) + " " + num(px.high) + " " +
                                num(py.centre) + " " + num(py.low) + " " + num(py.high) + " " +
-                               data_string(s.label.empty() ? "(single)" : s.label) + "\n");
+                               gnuplot_data_string(s.label.empty() ? "(single)" : s.label) + "\n");
     }
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

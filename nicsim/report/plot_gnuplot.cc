@@ -283,6 +283,16 @@ std::string gnuplot_quote(const std::string& s) {
   return out + "'";
 }
 
+std::string gnuplot_data_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c != '"' && c != '\n' && c != '\r') {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 std::vector<Direction> busy_directions(const Run& r) {
   std::vector<Direction> out;
   for (Direction d : kDirections) {

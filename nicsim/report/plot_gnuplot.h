@@ -74,5 +74,8 @@ std::string gnuplot_title(const PlotStyle& style, const std::string& kind_title)
 
 // gnuplot string literal: single-quoted, ' doubled.
 std::string gnuplot_quote(const std::string& s);
+// A string column in a gnuplot data file: double quotes (gnuplot splits single-quoted text at
+// spaces in data), inner double quotes and line breaks dropped.
+std::string gnuplot_data_string(const std::string& s);
 
 }  // namespace nicsim::report

@@ -357,6 +357,20 @@ struct RxBatching {
   double rx_cpu_s = 0;            // receive work on the core: per frame, per packet, copy
   double rx_cpu_ns_per_byte = 0;  // rx_cpu_s per received frame byte, in nanoseconds
   double cpu_busy_s = 0;          // the host core's whole busy time (IRQ, polls, TX, ACKs)
+  // The knee (issue 17 item 5; optional in documents written before them, read as 0): what
+  // interrupt moderation trades. CPU per frame counts the whole core (IRQ and poll entry, the
+  // receive work, the ACKs and TX cleaning it causes), the cost that coalescing and GRO lower.
+  bool adaptive_rx = false;     // adaptive moderation (net_dim) on at this NIC
+  uint64_t rx_irqs = 0;         // interrupts the NIC raised for received frames
+  uint64_t tx_irqs = 0;         // ... for TX completions (with one NAPI context for RX and TX,
+                                // as ixgbe's queue vectors, these polls receive too)
+  uint64_t polls = 0;           // NAPI poll invocations (RX and TX contexts)
+  double irqs_per_s = 0;        // (rx_irqs + tx_irqs) per second of the run
+  double cpu_ns_per_frame = 0;  // cpu_busy_s per received frame, in nanoseconds
+  // Latency the receive path added to each frame that reached the stack: from its last bit on
+  // the wire to its delivery to the stack (coalescing wait, RX ring wait, poll work, GRO hold),
+  // ms; the `rx` stage of this host's incoming frames. Lost frames are not counted.
+  LatencyStats rx_latency_ms{};
   bool operator==(const RxBatching&) const = default;
 };
 

@@ -628,6 +628,12 @@ std::string format_rx_batching(const Run& run) {
                       "  rx cpu %.3f s = %.3f ns/byte  core busy %.3f s\n",
                       host.c_str(), b.gro ? "on" : "off", b.frames, b.packets, b.frames_per_packet,
                       b.largest, b.rx_cpu_s, b.rx_cpu_ns_per_byte, b.cpu_busy_s);
+    if (b.rx_irqs > 0 || b.rx_latency_ms.count > 0) {  // the knee's fields (older files: none)
+      out += printf_string("  %-16s irqs rx %" PRIu64 " tx %" PRIu64 " (%.0f/s)  polls %" PRIu64
+                           "  core per frame %.1f ns  rx latency mean %.1f us  p99 %.1f us\n",
+                           "", b.rx_irqs, b.tx_irqs, b.irqs_per_s, b.polls, b.cpu_ns_per_frame,
+                           b.rx_latency_ms.mean * 1e3, b.rx_latency_ms.p99 * 1e3);
+    }
   }
   return out;
 }

@@ -180,6 +180,14 @@ void HostNode::drain_outputs(Time now) {
   });
 }
 
+void HostNode::record_rx_latency(const Packet& frame) {
+  const Time wire_end = frame.stamp_at(Stage::kWireEnd);
+  const Time delivered = frame.stamp_at(Stage::kRxDeliver);
+  if (delivered >= wire_end) {
+    rx_latency_.add(delivered - wire_end);
+  }
+}
+
 void HostNode::on_delivered(Packet&& frame, Time now) {
   if (frame.meta == 0) {
     return;  // not ours (cannot happen: every packet is built by make_packet)
@@ -187,6 +195,7 @@ void HostNode::on_delivered(Packet&& frame, Time now) {
   const uint32_t handle = frame.meta;
   PacketMeta& m = ctx_.meta.get(handle);
   ctx_.stages.delivered(frame, ctx_.direction_of(m));
+  record_rx_latency(frame);
   switch (m.kind) {
     case PacketMeta::Kind::kTcpData: {
       tcp::Segment seg = tcp::gso_segment(m.seg, frame.gso_index);
@@ -310,6 +319,7 @@ void HostNode::on_delivered_merged(Delivered* frames, uint32_t n, Time now) {
     Packet& f = frames[i].frame;
     const PacketMeta& m = ctx_.meta.get(f.meta);
     ctx_.stages.delivered(f, ctx_.direction_of(m));
+    record_rx_latency(f);
     if (i > 0) {
       const tcp::Segment seg = tcp::gso_segment(m.seg, f.gso_index);
       merged.len += seg.len;

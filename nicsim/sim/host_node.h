@@ -35,6 +35,7 @@
 
 #include "nicsim/model/cpu.h"
 #include "nicsim/model/nic.h"
+#include "nicsim/report/latency_recorder.h"
 #include "nicsim/sim/index_set.h"
 #include "nicsim/sim/node.h"
 #include "nicsim/sim/sim_context.h"
@@ -70,6 +71,9 @@ class HostNode final : public Node, public model::NicSink {
   const model::Nic& nic() const { return *nic_; }
   model::Nic& nic() { return *nic_; }
   const model::Cpu& cpu() const { return cpu_; }
+  // Every frame delivered here: its last bit on the wire to its delivery to the stack (the rx
+  // stage: interrupt coalescing, RX ring wait, poll work, GRO hold). report::RxBatching.
+  const report::LatencyRecorder& rx_latency() const { return rx_latency_; }
 
  private:
   struct Delivered {
@@ -87,6 +91,7 @@ class HostNode final : public Node, public model::NicSink {
   void send_transfer_request(TcpFlow& f, Time now);
   void drain_outputs(Time now);
   void on_delivered(Packet&& frame, Time now);
+  void record_rx_latency(const Packet& frame);
   void on_delivered_merged(Delivered* frames, uint32_t n, Time now);
   void on_released(const model::TxRelease& r, Time now);
   Time endpoint_time(size_t e) const;
@@ -102,6 +107,7 @@ class HostNode final : public Node, public model::NicSink {
   model::Cpu cpu_;
   std::unique_ptr<model::Nic> nic_;
   std::vector<Delivered> delivered_;
+  report::LatencyRecorder rx_latency_;
   std::vector<std::pair<model::TxRelease, Time>> released_;
   // The batches being handled while the NIC queues new callbacks into the two above (swapped,
   // so neither vector gives its buffer back to the allocator).

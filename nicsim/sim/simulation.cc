@@ -212,17 +212,25 @@ struct Simulation::Impl {
     return out;
   }
 
-  // Hosts whose NIC has GRO on; every platform-NIC host when the run varies a `gro` key, so
-  // that the off and on runs of a sweep can be compared (report::RxBatching).
+  // A key of the receive batching trade-off (docs/rx-batching.md "The knee"): GRO, adaptive
+  // moderation, fixed RX coalescing (also in a brace group: "{rx_coalesce,tx_coalesce}.usecs").
+  static bool is_rx_batching_key(const std::string& key) {
+    return key == "gro" || key.ends_with(".gro") || key == "adaptive_rx" ||
+           key.ends_with(".adaptive_rx") || key.find("rx_coalesce") != std::string::npos;
+  }
+
+  // Hosts whose NIC has GRO or adaptive_rx on; every platform-NIC host when the run varies a
+  // `gro`, `adaptive_rx` or `rx_coalesce` key, so that the runs of a sweep can be compared
+  // (report::RxBatching).
   void record_rx_batching(report::Run& out) {
-    bool varies_gro = false;
+    bool varies = false;
     for (const auto& [key, value] : ctx.run_cfg.params) {
       (void)value;
-      varies_gro |= key == "gro" || key.ends_with(".gro");
+      varies |= is_rx_batching_key(key);
     }
     for (const auto& h : hosts) {
       const auto* nic = dynamic_cast<const model::PlatformNic*>(&h->nic());
-      if (nic == nullptr || !(nic->params().gro || varies_gro)) {
+      if (nic == nullptr || !(nic->params().gro || nic->params().adaptive_rx || varies)) {
         continue;
       }
       const model::PlatformNic::Stats& s = nic->stats();
@@ -237,6 +245,14 @@ struct Simulation::Impl {
       b.rx_cpu_ns_per_byte =
           s.rx_bytes > 0 ? b.rx_cpu_s * 1e9 / static_cast<double>(s.rx_bytes) : 0;
       b.cpu_busy_s = h->cpu().stats().busy.to_seconds();
+      b.adaptive_rx = nic->params().adaptive_rx;
+      b.rx_irqs = s.rx_irqs;
+      b.tx_irqs = s.tx_irqs;
+      b.polls = s.polls;
+      const double seconds = ctx.end.to_seconds();
+      b.irqs_per_s = seconds > 0 ? static_cast<double>(s.rx_irqs + s.tx_irqs) / seconds : 0;
+      b.cpu_ns_per_frame = b.frames > 0 ? b.cpu_busy_s * 1e9 / static_cast<double>(b.frames) : 0;
+      b.rx_latency_ms = h->rx_latency().stats();
     }
   }
 

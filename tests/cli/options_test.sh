@@ -56,7 +56,7 @@ complete_words() {  # words typed (the last one is completed) -> COMPREPLY, one 
 [ "$(complete_words report r.json -)" = "$(printf -- '-h\n--help\n-o\n--output')" ] \
   || fail "report options: $(complete_words report r.json -)"
 [ "$(complete_words rrul 127.0.0.1 --f)" = "--flent" ] || fail "rrul --f: $(complete_words rrul x --f)"
-[ "$(complete_words plot r.json --kind "" | tr '\n' ' ')" = "totals cdf compare sweep tradeoff " ] \
+[ "$(complete_words plot r.json --kind "" | tr '\n' ' ')" = "totals cdf compare sweep tradeoff knee " ] \
   || fail "--kind values: $(complete_words plot r.json --kind "")"
 [ "$(complete_words emulate s.toml --nic f)" = "fifo" ] || fail "--nic f"
 [ "$(complete_words run s.t)" = "s.toml" ] || fail "scenario file: $(complete_words run s.t)"

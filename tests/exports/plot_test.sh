@@ -103,7 +103,7 @@ expect_error 2 "gnuplot not found on PATH" env PATH=/nonexistent "$nicsim" plot 
   --run bql=false -o x.png
 expect_error 2 "missing.json: cannot open" "$nicsim" plot missing.json -o x.png
 expect_usage_error "the file name must end in .png, .svg, .pdf or .eps" "$nicsim" plot r.json -o x.gif
-expect_usage_error "--kind: expected 'totals', 'cdf', 'compare', 'sweep' or 'tradeoff', got 'box'" \
+expect_usage_error "--kind: expected 'totals', 'cdf', 'compare', 'sweep', 'tradeoff' or 'knee', got 'box'" \
   "$nicsim" plot r.json -o x.png --kind box
 [ ! -e x.png ] || fail "a failed plot left x.png"
 # gnuplot failing: its error line, exit 1; gnuplot "succeeding" without output: exit 1.
