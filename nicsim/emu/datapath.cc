@@ -217,6 +217,9 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
   const auto to = layout_.host_by_addr.find(info.dst.s_addr);
   p.dst_host = info.ipv4 && to != layout_.host_by_addr.end() ? to->second : kUnknownHost;
   p.stamp(Stage::kCreated, t);
+  if (input_tap_ != nullptr) {
+    input_tap_->on_input(host, t, p);
+  }
   if (h.nic->send(std::move(p), t) == Verdict::kDropped) {
     ++d.nic_drops;
   }
@@ -252,6 +255,15 @@ void Datapath::NextHop::on_forward(Time, const Packet& p, int, int out) {
 }
 
 void Datapath::advance(Time t) {
+  while (sampler_ && sample_period_ > Duration::zero() && next_sample_ <= t) {
+    run_due(next_sample_);
+    sampler_(next_sample_);
+    next_sample_ += sample_period_;
+  }
+  run_due(t);
+}
+
+void Datapath::run_due(Time t) {
   model_time_ = max(model_time_, t);
   // A model processes everything due at or before `t` in one advance(); passes repeat while
   // one model's output made another due (zero-delay wire, a router's forwarding job), with a
