@@ -216,6 +216,7 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
   const FrameInfo info = classify(p);
   const auto to = layout_.host_by_addr.find(info.dst.s_addr);
   p.dst_host = info.ipv4 && to != layout_.host_by_addr.end() ? to->second : kUnknownHost;
+  p.src_host = static_cast<uint16_t>(host);  // hosts are the network's first nodes (CAKE's hosts)
   p.stamp(Stage::kCreated, t);
   if (input_tap_ != nullptr) {
     input_tap_->on_input(host, t, p);
