@@ -259,6 +259,7 @@ class Datapath {
   void stamp_input_times(Host& h, size_t n, Time now, int64_t realtime_minus_time_ns) const;
   void send_from_host(size_t host, Packet& p, Time t);
   void run_due(Time t);
+  void run_passes(Time t);
 
   DatapathLayout layout_;
   std::vector<std::unique_ptr<model::Wire>> wires_;  // by direction
