@@ -273,6 +273,7 @@ class Datapath {
   Time model_time_;
   report::LatencyRecorder lateness_;
   InputTap* input_tap_ = nullptr;
+  bool time_ordered_ = false;  // routers or USB NICs: run_due steps through event times
   Duration sample_period_;
   std::function<void(Time)> sampler_;
   Time next_sample_;
