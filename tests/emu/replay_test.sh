@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CTest emu_replay: `nicsim emulate --record FILE` and `[[traffic.replay]]` (docs/emu.md
-# "Replay"). Two emulations, 3 s of their own traffic each, are recorded (--record) with their
+# "Replay"). Three emulations, 3 s of their own traffic each, are recorded (--record) with their
 # results (--json): tests/emu/replay_stmmac.toml (stmmac board -> PC, 100 Mbit/s, 2 TCP flows
-# + ping) and tests/emu/network_a_r_b.toml (a - router - b, TCP + ping). tshark (the oracle for
+# + ping), tests/emu/replay_smsc95xx.toml (PC -> SMSC LAN95xx USB adapter, TCP + ping) and
+# tests/emu/network_a_r_b.toml (a - router - b, TCP + ping). tshark (the oracle for
 # the format) reads each recording: one interface per host, named after it, every frame the
 # summary counted, each with its nicsim comment. Each recording is replayed by `nicsim run`:
 #  * the two replays give identical queue series (deterministic);
@@ -136,6 +137,8 @@ PY
 }
 
 check stmmac "$src/tests/emu/replay_stmmac.toml" 100e6 a
+# A USB NIC (SMSC LAN95xx, S1): the PC's qdisc fills.
+check usb "$src/tests/emu/replay_smsc95xx.toml" 100e6 b
 # A network: the router's interfaces too (a - r.lan 1 Gbit/s, r.wan - b 100 Mbit/s, pfifo 100).
 check network "$src/tests/emu/network_a_r_b.toml" 1e9 r.wan --duration 3s
 echo "ok: the replays reproduce the emulated queue series"
