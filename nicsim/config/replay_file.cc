@@ -110,9 +110,12 @@ class Reader {
       section(at);
     }
     const uint32_t len = u32(at + 4);
-    if (len < 12 || len % 4 != 0 || len > b_.size() - at) {
-      bad(at, "block length " + std::to_string(len) + " is not a multiple of 4 in 12.." +
-                  std::to_string(b_.size() - at));
+    if (len < 12 || len % 4 != 0) {
+      bad(at, "block length " + std::to_string(len) + " is not a multiple of 4 of at least 12");
+    }
+    if (len > b_.size() - at) {
+      bad(at, "block length " + std::to_string(len) + " but " + std::to_string(b_.size() - at) +
+                  " bytes left (a truncated file?)");
     }
     if (u32(at + len - 4) != len) {
       bad(at, "block length " + std::to_string(len) + " differs from its trailing copy");
