@@ -195,8 +195,10 @@ class ReplayScenario : public ::testing::Test {
 
   LoadedScenario load(const std::string& replay_table) {
     const std::string text =
-        "[scenario]\nname = \"r\"\nduration = \"6s\"\n[hosts.a]\ncpu = \"x86-desktop\"\nnic = \"generic-1g\"\n"
-        "[hosts.b]\ncpu = \"x86-desktop\"\nnic = \"generic-1g\"\n[wire]\nrate = \"100Mbit\"\ndelay = \"1ms\"\n\n[[traffic.replay]]\n" +
+        "[scenario]\nname = \"r\"\nduration = \"6s\"\n[hosts.a]\ncpu = \"x86-desktop\"\nnic = "
+        "\"generic-1g\"\n"
+        "[hosts.b]\ncpu = \"x86-desktop\"\nnic = \"generic-1g\"\n[wire]\nrate = \"100Mbit\"\ndelay "
+        "= \"1ms\"\n\n[[traffic.replay]]\n" +
         replay_table;
     LoadOptions o;
     o.preset_dirs = {NICSIM_TEST_PRESETS_DIR};
