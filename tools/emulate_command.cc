@@ -296,6 +296,10 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
       std::fprintf(stderr, "nicsim: %s: %s\n", a.scenario[0].c_str(), e.what());
       throw Failure{2};
     }
+    if (const std::string problem = live::plan_problem(plan); !problem.empty()) {
+      std::fprintf(stderr, "nicsim emulate: %s: %s\n", a.scenario[0].c_str(), problem.c_str());
+      throw Failure{2};
+    }
     // Safety cap only: the run ends when the traffic reports done (done_fd).
     session.duration = plan.duration + Duration::s(30);
     traffic.emplace(plan, config::run_info(run, "emu"), notice);

@@ -43,14 +43,6 @@ EmulationPlan plan_emulation(const config::LoadedScenario& loaded, const Emulati
                                 std::to_string(n) +
                                 " runs with --run K=V,... (runs: " + run_labels(loaded) + ")");
   }
-  const config::TrafficConfig& t = loaded.scenario.traffic;
-  if (plan.own_traffic && (!t.udp_flood.empty() || !t.voip.empty() || !t.transfers.empty())) {
-    // The live engine (live/traffic.h) runs none of these yet (issue 12).
-    throw EmulationRequestError(req.scenario_file +
-                                ": [[traffic.udp_flood]], [[traffic.voip]] and "
-                                "[[traffic.transfers]] run in the simulator only (nicsim run); "
-                                "the emulator's traffic engine does not run them yet");
-  }
   if (req.outputs && !plan.own_traffic) {
     throw EmulationRequestError("--json/--csv/--flent: " + req.scenario_file +
                                 " has no [[traffic.*]] to measure");

@@ -44,8 +44,8 @@ NetnsTraffic::~NetnsTraffic() { stop_threads(); }
 
 namespace {
 
-// The hosts a server must run in: the higher-indexed end of every flow and UDP probe (ICMP
-// is answered by the kernel). Sorted, without repeats.
+// The hosts a server must run in: the higher-indexed end of every flow, UDP probe, flood and
+// transfer set (ICMP is answered by the kernel). Sorted, without repeats.
 std::vector<size_t> server_hosts(const TrafficPlan& plan) {
   std::vector<size_t> at;
   for (const FlowPlan& f : plan.flows) {
@@ -55,6 +55,12 @@ std::vector<size_t> server_hosts(const TrafficPlan& plan) {
     if (!p.icmp) {
       at.push_back(std::max(p.from, p.to));
     }
+  }
+  for (const config::FloodPlan& f : plan.floods) {
+    at.push_back(std::max(f.from, f.to));
+  }
+  for (const config::TransferSetPlan& t : plan.transfer_sets) {
+    at.push_back(std::max(t.client, t.server));
   }
   std::sort(at.begin(), at.end());
   at.erase(std::unique(at.begin(), at.end()), at.end());
@@ -81,6 +87,10 @@ void NetnsTraffic::start_servers(const std::vector<size_t>& at, const NetnsHosts
         p.listen.sin_addr = host.addr;
         p.listen.sin_port = 0;
         p.max_duration = plan_.duration + Duration::s(60);
+        // One client (this process) opens every connection: transfers may hold many at once.
+        p.max_clients = 4096;
+        p.max_per_peer = 4096;
+        p.max_udp_rate_bps = kMaxFloodRateBps;
         Server server(p, [this, who](const std::string& line) { log_line(who + line); });
         port->set_value(server.port());
         server.run(stop_.get());

@@ -47,4 +47,22 @@ void stamp_probe(std::span<uint8_t> datagram, int64_t recv_ns, int64_t send_ns) 
   put(datagram, 32, static_cast<uint64_t>(send_ns), 8);
 }
 
+void encode_flood(const FloodPacket& p, std::span<uint8_t> out) {
+  put(out, 0, kFloodMagic, 4);
+  put(out, 4, p.seq, 4);
+  put(out, 8, static_cast<uint64_t>(p.send_ns), 8);
+  put(out, 16, p.token, 8);
+}
+
+std::optional<FloodPacket> decode_flood(std::span<const uint8_t> in) {
+  if (in.size() < kFloodHeader || in.size() > kMaxProbeSize || get(in, 0, 4) != kFloodMagic) {
+    return std::nullopt;
+  }
+  FloodPacket p;
+  p.seq = static_cast<uint32_t>(get(in, 4, 4));
+  p.send_ns = static_cast<int64_t>(get(in, 8, 8));
+  p.token = get(in, 16, 8);
+  return p;
+}
+
 }  // namespace nicsim::live

@@ -42,4 +42,26 @@ std::optional<ProbePacket> decode_probe(std::span<const uint8_t> in);
 // Overwrites the two server stamps in place (the reflector's only change to a datagram).
 void stamp_probe(std::span<uint8_t> datagram, int64_t recv_ns, int64_t send_ns);
 
+// A udp_flood / voip datagram (the live engine's and the server's udp sinks and sources):
+//
+//   u32 magic "NSFL" | u32 sequence (0, 1, ... per flood) | i64 sender's send ns | u64 token
+//
+// padded with zeros to the flood's size (>= kFloodHeader: the scenario's 32 B minimum leaves
+// room). The token is the flood's own (random per run) so that a receiver counts only its
+// flood's datagrams. Times are the sender's CLOCK_MONOTONIC.
+inline constexpr size_t kFloodHeader = 24;
+inline constexpr uint32_t kFloodMagic = 0x4e53464c;  // "NSFL"
+
+struct FloodPacket {
+  uint32_t seq = 0;
+  int64_t send_ns = 0;
+  uint64_t token = 0;
+  bool operator==(const FloodPacket&) const = default;
+};
+
+// Writes the header into out[0..kFloodHeader) (out.size() >= kFloodHeader).
+void encode_flood(const FloodPacket& p, std::span<uint8_t> out);
+// nullopt unless the datagram is kFloodHeader..kMaxProbeSize bytes with the magic.
+std::optional<FloodPacket> decode_flood(std::span<const uint8_t> in);
+
 }  // namespace nicsim::live

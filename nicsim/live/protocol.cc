@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "nicsim/live/probe.h"
+
 namespace nicsim::live {
 namespace {
 
@@ -126,6 +128,12 @@ const char* to_string(FlowKind k) {
       return "source";
     case FlowKind::kEcho:
       return "echo";
+    case FlowKind::kUdpSink:
+      return "udp sink";
+    case FlowKind::kUdpSource:
+      return "udp source";
+    case FlowKind::kTransfer:
+      return "transfer";
   }
   return "?";
 }
@@ -139,10 +147,30 @@ bool valid_cc_name(const std::string& name) {
   });
 }
 
+bool is_flood(FlowKind k) { return k == FlowKind::kUdpSink || k == FlowKind::kUdpSource; }
+
 std::string request_problem(const Request& r) {
-  if (r.kind != FlowKind::kSink && r.kind != FlowKind::kSource && r.kind != FlowKind::kEcho) {
-    return "request.kind: " + std::to_string(static_cast<int>(r.kind)) +
-           " is not 1 (sink), 2 (source) or 3 (echo)";
+  const int kind = static_cast<int>(r.kind);
+  if (kind < 1 || kind > 6) {
+    return "request.kind: " + std::to_string(kind) +
+           " is not 1 (sink), 2 (source), 3 (echo), 4 (udp sink), 5 (udp source) or 6 (transfer)";
+  }
+  if (is_flood(r.kind)) {
+    if (r.udp_port == 0) {
+      return "request.udp_port: a udp sink or source needs the client's UDP port";
+    }
+    if (r.rate_bps == 0 || r.rate_bps > kMaxFloodRateBps) {
+      return "request.rate_bps: " + std::to_string(r.rate_bps) + " is not in 1.." +
+             std::to_string(kMaxFloodRateBps);
+    }
+    if (r.size < kFloodHeader || r.size > kMaxProbeSize) {
+      return "request.size: " + std::to_string(r.size) + " is not in " +
+             std::to_string(kFloodHeader) + ".." + std::to_string(kMaxProbeSize);
+    }
+  }
+  if (r.kind == FlowKind::kTransfer && (r.bytes == 0 || r.bytes > kMaxTransferBytes)) {
+    return "request.bytes: " + std::to_string(r.bytes) + " is not in 1.." +
+           std::to_string(kMaxTransferBytes);
   }
   if (r.dscp > 63) {
     return "request.dscp: " + std::to_string(r.dscp) + " is not in 0..63";
@@ -168,7 +196,13 @@ void encode(const Request& m, std::vector<uint8_t>& out) {
   const size_t n = std::min(m.cc.size(), kMaxCcName);
   put8(out, static_cast<uint8_t>(n));
   out.insert(out.end(), m.cc.begin(), m.cc.begin() + static_cast<std::ptrdiff_t>(n));
-  if (m.udp_port != 0) {
+  if (is_flood(m.kind)) {
+    put16(out, m.udp_port);
+    put64(out, m.rate_bps);
+    put32(out, m.size);
+  } else if (m.kind == FlowKind::kTransfer) {
+    put64(out, m.bytes);
+  } else if (m.udp_port != 0) {
     put16(out, m.udp_port);
   }
   finish(out, at);
@@ -217,6 +251,17 @@ void encode(const Auth& m, std::vector<uint8_t>& out) {
   finish(out, at);
 }
 
+void encode(const Arrivals& m, std::vector<uint8_t>& out) {
+  const size_t at = begin(out, MessageType::kArrivals);
+  const size_t n = std::min(m.arrivals.size(), kMaxArrivals);
+  put8(out, static_cast<uint8_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    put32(out, m.arrivals[i].seq);
+    put64(out, static_cast<uint64_t>(m.arrivals[i].recv_ns));
+  }
+  finish(out, at);
+}
+
 void encode_data_header(size_t payload_bytes, std::vector<uint8_t>& out) {
   put32(out, static_cast<uint32_t>(payload_bytes + 2));
   put8(out, kProtocolVersion);
@@ -250,13 +295,21 @@ Decoded decode_body(std::span<const uint8_t> body) {
       if (!c.bytes(n, r.cc)) {
         return fail("request.cc: payload ends inside the name");
       }
-      if (c.left() == 2) {
+      r.kind = static_cast<FlowKind>(kind);
+      if (is_flood(r.kind)) {
+        if (!c.u16(r.udp_port) || !c.u64(r.rate_bps) || !c.u32(r.size)) {
+          return fail("request: a udp sink or source needs udp_port, rate_bps and size");
+        }
+      } else if (r.kind == FlowKind::kTransfer) {
+        if (!c.u64(r.bytes)) {
+          return fail("request: a transfer needs its bytes");
+        }
+      } else if (c.left() == 2) {
         c.u16(r.udp_port);
       }
       if (c.left() != 0) {
         return fail("request: " + std::to_string(c.left()) + " trailing bytes");
       }
-      r.kind = static_cast<FlowKind>(kind);
       if (std::string p = request_problem(r); !p.empty()) {
         return fail(p);
       }
@@ -303,6 +356,22 @@ Decoded decode_body(std::span<const uint8_t> body) {
       c.bytes(kMacBytes, b);
       std::memcpy(m.mac.data(), b.data(), kMacBytes);
       return Decoded{Message(m), {}};
+    }
+    case MessageType::kArrivals: {
+      uint8_t n = 0;
+      if (!c.u8(n) || n == 0 || n > kMaxArrivals || c.left() != 12 * size_t{n}) {
+        return fail("arrivals: count does not match the payload (1.." +
+                    std::to_string(kMaxArrivals) + " of 12 bytes)");
+      }
+      Arrivals m;
+      m.arrivals.resize(n);
+      for (Arrival& a : m.arrivals) {
+        uint64_t t = 0;
+        c.u32(a.seq);
+        c.u64(t);
+        a.recv_ns = static_cast<int64_t>(t);
+      }
+      return Decoded{Message(std::move(m)), {}};
     }
     case MessageType::kData:
       if (c.left() > kMaxDataPayload) {

@@ -8,9 +8,12 @@
 //   frame  = u32 length (big-endian, = 2 + payload bytes) | u8 version (1) | u8 type | payload
 //
 //   type 1 Request (client -> server), payload 11 + n bytes, or 13 + n with the echo port:
-//            u8 kind (1 sink, 2 source, 3 udp echo) | u8 dscp (0..63) | u32 duration_ms
+//            u8 kind (1 sink, 2 source, 3 udp echo, 4 udp sink, 5 udp source, 6 transfer)
+//            | u8 dscp (0..63) | u32 duration_ms
 //            | u32 stats_interval_ms | u8 n | n bytes congestion control name ([a-z0-9_], n <= 15)
 //            [| u16 udp_port: an echo client's UDP source port, the only one answered]
+//            kinds 4 and 5 (25 + n bytes): | u16 udp_port | u64 rate_bps | u32 size
+//            kind 6 (19 + n bytes): | u64 bytes (the response's size)
 //   type 2 Accept  (server -> client): u16 udp_port (the echo reflector's port, 0 for TCP)
 //   type 3 Reject  (server -> client): u8 n | n bytes reason (printable ASCII), then close
 //   type 4 Stats   (server -> client): u64 elapsed_us | u64 bytes | u64 bytes_acked
@@ -21,6 +24,12 @@
 //                  16 bytes nonce (random per connection)
 //   type 8 Auth    (client -> server, answers the Challenge, before the Request): 32 bytes
 //                  HMAC-SHA256(secret, "nicsim-auth-1" | nonce)   (auth.h)
+//   type 9 Arrivals (server -> client, udp sinks only): u8 n (1..kMaxArrivals)
+//                  | n x (u32 seq | i64 server receive ns): datagrams that reached the sink
+//
+// Kinds 4-6 and type 9 were added to version 1 (issue 12): a server without them answers a
+// request of kind 4-6 with Reject("request.kind: ..."), which the client turns into "the server
+// is older than this client" (an old client never sends them, so old peers keep working).
 //
 // Authentication (optional, like irtt's HMAC): a server started with a shared secret speaks
 // first with a Challenge and serves only a connection whose Auth proves the secret; the nonce
@@ -36,6 +45,19 @@
 //   source  the client downloads: the server answers Accept, then a framed stream of Data
 //           frames for `duration`, with Stats frames (its TCP_INFO: bytes acked, total
 //           retransmits, cwnd, smoothed RTT) every stats interval, then End, then closes.
+//   udp sink   (udp_flood / voip from the client) the server opens a UDP socket (Accept carries
+//           its port) and counts the flood datagrams (probe.h FloodPacket) from the client's IP
+//           address and the request's udp_port only, reporting each one's sequence number and
+//           receive time in Arrivals frames; when the client shuts its side down (or duration
+//           + grace pass) it sends the Arrivals still pending, then End (bytes = datagrams
+//           received), then closes.
+//   udp source (udp_flood / voip to the client) the server sends FloodPackets of `size` bytes
+//           at `rate_bps` (datagram k at k x size x 8 / rate after the request) to the client's
+//           IP address and the request's udp_port (nowhere else) for `duration`, then End
+//           (bytes = datagrams sent). Accept carries the server's UDP source port.
+//   transfer the server answers with `bytes` of Data frames (on a socket with the request's
+//           cc), then End (bytes = payload written), then closes: one request/response of
+//           [[traffic.transfers]].
 //   echo    the server opens a UDP reflector (Accept carries its port) that echoes probe
 //           datagrams (probe.h layout) from the client's IP address and registered UDP port
 //           only (the request's udp_port; a request without one registers the source port of
@@ -77,9 +99,20 @@ enum class MessageType : uint8_t {
   kEnd = 6,
   kChallenge = 7,
   kAuth = 8,
+  kArrivals = 9,
 };
 
-enum class FlowKind : uint8_t { kSink = 1, kSource = 2, kEcho = 3 };
+enum class FlowKind : uint8_t {
+  kSink = 1,
+  kSource = 2,
+  kEcho = 3,
+  kUdpSink = 4,
+  kUdpSource = 5,
+  kTransfer = 6,
+};
+// Bounds of the new kinds' fields (request_problem): a flood's rate, a transfer's size.
+inline constexpr uint64_t kMaxFloodRateBps = 100'000'000'000;     // the scenario's own bound
+inline constexpr uint64_t kMaxTransferBytes = uint64_t{1} << 30;  // 1 GiB, as scenarios allow
 const char* to_string(FlowKind k);
 
 struct Request {
@@ -88,7 +121,11 @@ struct Request {
   uint32_t duration_ms = 0;
   uint32_t stats_interval_ms = 1000;
   std::string cc;         // "" = the server's default
-  uint16_t udp_port = 0;  // echo: the client's UDP source port (0 = not registered)
+  uint16_t udp_port = 0;  // echo: the client's UDP source port (0 = not registered);
+                          // udp sink: the client's source port; udp source: its destination
+  uint64_t rate_bps = 0;  // udp sink / source: UDP payload bits per second
+  uint32_t size = 0;      // udp sink / source: UDP payload bytes per datagram
+  uint64_t bytes = 0;     // transfer: the response's payload bytes
   bool operator==(const Request&) const = default;
 };
 struct Accept {
@@ -128,7 +165,21 @@ struct Auth {
   bool operator==(const Auth&) const = default;
 };
 inline constexpr size_t kChallengeFrame = kFrameHeader + kNonceBytes;  // bytes on the wire
-using Message = std::variant<Request, Accept, Reject, Stats, Data, End, Challenge, Auth>;
+// One flood datagram that reached a udp sink: its sequence number and the sink's receive time
+// (its kernel's SO_TIMESTAMPNS on CLOCK_MONOTONIC).
+struct Arrival {
+  uint32_t seq = 0;
+  int64_t recv_ns = 0;
+  bool operator==(const Arrival&) const = default;
+};
+// 20 arrivals of 12 bytes: a frame of 247 bytes, under kMaxControlFrame.
+inline constexpr size_t kMaxArrivals = 20;
+struct Arrivals {
+  std::vector<Arrival> arrivals;  // 1..kMaxArrivals
+  bool operator==(const Arrivals&) const = default;
+};
+inline size_t arrivals_frame(size_t n) { return kFrameHeader + 1 + 12 * n; }  // on the wire
+using Message = std::variant<Request, Accept, Reject, Stats, Data, End, Challenge, Auth, Arrivals>;
 
 // A decode result: the message, or the reason it was rejected ("length 70000 exceeds ...").
 struct Decoded {
@@ -138,7 +189,9 @@ struct Decoded {
 
 // Whether `name` is an acceptable congestion control name: 1..15 of [a-z0-9_].
 bool valid_cc_name(const std::string& name);
-// Validates the fields of a request (kind, dscp, cc, stats interval >= 10 ms, duration > 0).
+// Validates the fields of a request (kind, dscp, cc, stats interval >= 10 ms, duration > 0;
+// floods: udp_port, rate 1..kMaxFloodRateBps, size kFloodHeader..kMaxProbeSize; transfers:
+// bytes 1..kMaxTransferBytes).
 std::string request_problem(const Request& r);
 
 // Encoders append a whole frame. Data frames: only the header (the caller writes `bytes` of
@@ -150,6 +203,7 @@ void encode(const Stats& m, std::vector<uint8_t>& out);
 void encode(const End& m, std::vector<uint8_t>& out);
 void encode(const Challenge& m, std::vector<uint8_t>& out);
 void encode(const Auth& m, std::vector<uint8_t>& out);
+void encode(const Arrivals& m, std::vector<uint8_t>& out);  // at most kMaxArrivals of them
 void encode_data_header(size_t payload_bytes, std::vector<uint8_t>& out);
 
 // Decodes one complete frame body (version, type, payload: the bytes after the length field).

@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes from the network through every decoder of the live layer
-// (the `nicsim server` control protocol, protocol.h, and the UDP probe datagram, probe.h) must
-// never crash, hang, trip a sanitizer or buffer more than one control frame. Whatever decodes
-// must re-encode to a frame that decodes to the same message. Run with scripts/fuzz.sh (seed
-// corpus: nicsim/live/fuzz_corpus/protocol/).
+// (the `nicsim server` control protocol, protocol.h, and the UDP probe and flood datagrams,
+// probe.h) must never crash, hang, trip a sanitizer or buffer more than one control frame.
+// Whatever decodes must re-encode to a frame that decodes to the same message. Run with
+// scripts/fuzz.sh (seed corpus: nicsim/live/fuzz_corpus/protocol/).
 
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +80,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<uint8_t> out(size);
     encode_probe(*p, out);
     check(decode_probe(out) == p, "probe round trip");
+  }
+  // And as a flood datagram (udp_flood / voip).
+  if (const std::optional<FloodPacket> f = decode_flood(in)) {
+    std::vector<uint8_t> out(size);
+    encode_flood(*f, out);
+    check(decode_flood(out) == f, "flood round trip");
   }
   return 0;
 }

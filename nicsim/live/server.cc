@@ -1,6 +1,7 @@
 #include "nicsim/live/server.h"
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -36,10 +37,25 @@ std::string address_of(const sockaddr_in& a) {
 }  // namespace
 
 // kAuth: the Challenge is sent, the client's Auth is awaited (servers with a secret only).
-enum class ConnState { kAuth, kRequest, kSink, kSource, kEcho, kDraining };
+// kUdpSink / kUdpSource: a flood's receiver / sender; kTransfer: a response being written.
+enum class ConnState {
+  kAuth,
+  kRequest,
+  kSink,
+  kSource,
+  kEcho,
+  kUdpSink,
+  kUdpSource,
+  kTransfer,
+  kDraining
+};
 
 namespace {
 bool awaiting_request(ConnState s) { return s == ConnState::kAuth || s == ConnState::kRequest; }
+// States that write Data frames (a timed source, a sized transfer).
+bool writes_data(ConnState s) { return s == ConnState::kSource || s == ConnState::kTransfer; }
+// Datagrams a udp source sends per wake-up at most when it is behind its schedule.
+constexpr size_t kFloodBurst = 64;
 }  // namespace
 
 struct Server::Conn {
@@ -61,7 +77,12 @@ struct Server::Conn {
   int64_t end_ns = 0;       // the flow's end (duration)
   int64_t deadline_ns = 0;  // hard close
   int64_t next_stats_ns = INT64_MAX;
-  uint64_t bytes = 0;  // sink: received; source: written payload and framing
+  uint64_t bytes = 0;    // sink: received; source: written payload and framing
+  uint64_t payload = 0;  // transfer: payload written
+  // udp sink: arrivals not yet reported, and how many were counted without a report
+  std::vector<Arrival> arrivals;
+  uint64_t flood_count = 0;           // udp sink: datagrams received; udp source: sent
+  int64_t next_flood_ns = INT64_MAX;  // udp source: the next datagram's time
   bool end_queued = false;
   bool shut = false;
   uint32_t events = 0;
@@ -115,14 +136,15 @@ void Server::run(int stop_fd) {
   epoll_event events[64];
   for (;;) {
     const int64_t deadline = next_deadline();
-    int timeout_ms = -1;
-    if (deadline != INT64_MAX) {
-      const int64_t wait = std::max<int64_t>(0, deadline - mono_ns());
-      timeout_ms = static_cast<int>(std::min<int64_t>((wait + 999'999) / 1'000'000, 60'000));
-    }
-    const int n = ::epoll_wait(epoll_.get(), events, 64, timeout_ms);
+    // Nanosecond timeouts (epoll_pwait2): a udp source's schedule needs better than 1 ms.
+    const int64_t wait = std::min<int64_t>(
+        60'000'000'000,
+        deadline == INT64_MAX ? 60'000'000'000 : std::max<int64_t>(0, deadline - mono_ns()));
+    const timespec ts{static_cast<time_t>(wait / 1'000'000'000),
+                      static_cast<long>(wait % 1'000'000'000)};
+    const int n = ::epoll_pwait2(epoll_.get(), events, 64, &ts, nullptr);
     if (n < 0 && errno != EINTR) {
-      throw_errno("epoll_wait");
+      throw_errno("epoll_pwait2");
     }
     const int64_t now = mono_ns();
     for (int i = 0; i < n; ++i) {
@@ -260,7 +282,7 @@ void Server::log(const sockaddr_in& peer, const std::string& line) {
 void Server::update_events(Conn& c) {
   uint32_t want = EPOLLIN | EPOLLRDHUP;
   const bool pending = c.out_off < c.out.size();
-  if (pending || c.state == ConnState::kSource) {
+  if (pending || writes_data(c.state) || (c.state == ConnState::kUdpSink && !c.arrivals.empty())) {
     want |= EPOLLOUT;
   }
   if (want == c.events) {
@@ -342,6 +364,17 @@ void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
         continue;
       }
       if (n == 0) {
+        if (c.state == ConnState::kUdpSink && !c.end_queued) {
+          // The client's flood is over: report what is pending, then End (queue_arrivals).
+          c.end_queued = true;
+          c.deadline_ns = std::min(c.deadline_ns, now + params_.grace.count_ns());
+          queue_arrivals(c);
+          pump(c, now);
+          if (c.fd.valid()) {
+            update_events(c);
+          }
+          return;
+        }
         if (c.state == ConnState::kSink && !c.end_queued) {
           // The client's stream ended: send the final count, then close once it is out.
           Stats s;
@@ -425,7 +458,18 @@ void Server::handle_request(Conn& c, int64_t now) {
     reject(c, e.what());
     return;
   }
-  if (r.kind == FlowKind::kSource) {
+  if (r.kind == FlowKind::kUdpSource && r.rate_bps > params_.max_udp_rate_bps) {
+    reject(c, "request.rate_bps: " + std::to_string(r.rate_bps) + " above this server's limit of " +
+                  std::to_string(params_.max_udp_rate_bps) + " bit/s");
+    return;
+  }
+  if (r.kind == FlowKind::kTransfer) {
+    // The response is written at once, as a web server's: Nagle must not hold its last
+    // partial segment back for the client's (possibly delayed) ACK of the first ones.
+    const int one = 1;
+    ::setsockopt(c.fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  if (r.kind == FlowKind::kSource || r.kind == FlowKind::kTransfer) {
     const std::string cc = r.cc.empty() ? params_.default_cc : r.cc;
     if (!cc.empty()) {
       if (std::string err = set_congestion_control(c.fd.get(), cc); !err.empty()) {
@@ -435,39 +479,173 @@ void Server::handle_request(Conn& c, int64_t now) {
     }
   }
   Accept a;
-  if (r.kind == FlowKind::kEcho) {
-    sockaddr_in local{};
-    socklen_t len = sizeof local;
-    ::getsockname(c.fd.get(), reinterpret_cast<sockaddr*>(&local), &len);
-    local.sin_port = 0;
-    Fd u(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    const int one = 1;
-    if (!u.valid() ||
-        ::bind(u.get(), reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
-      reject(c, std::string("cannot open the echo socket: ") + std::strerror(errno));
-      return;
+  const bool udp =
+      r.kind == FlowKind::kEcho || r.kind == FlowKind::kUdpSink || r.kind == FlowKind::kUdpSource;
+  if (udp && !open_udp(c, a)) {
+    return;
+  }
+  if (r.kind == FlowKind::kUdpSource) {
+    c.next_flood_ns = now;
+  }
+  if (r.kind != FlowKind::kSink && r.kind != FlowKind::kSource) {
+    c.next_stats_ns = INT64_MAX;  // Stats only on TCP bulk flows
+  }
+  ++stats_.requests;
+  encode(a, c.out);
+  switch (r.kind) {
+    case FlowKind::kSink:
+      c.state = ConnState::kSink;
+      break;
+    case FlowKind::kSource:
+      c.state = ConnState::kSource;
+      break;
+    case FlowKind::kUdpSink:
+      c.state = ConnState::kUdpSink;
+      break;
+    case FlowKind::kUdpSource:
+      c.state = ConnState::kUdpSource;
+      break;
+    case FlowKind::kTransfer:
+      c.state = ConnState::kTransfer;
+      break;
+    case FlowKind::kEcho:
+      c.state = ConnState::kEcho;
+      break;
+  }
+  std::string what = std::string(to_string(r.kind)) + " for " + std::to_string(duration_ms) +
+                     " ms, dscp " + std::to_string(r.dscp) + (r.cc.empty() ? "" : ", cc " + r.cc);
+  if (r.kind == FlowKind::kUdpSink || r.kind == FlowKind::kUdpSource) {
+    what += ", " + std::to_string(r.rate_bps) + " bit/s of " + std::to_string(r.size) + " B";
+  } else if (r.kind == FlowKind::kTransfer) {
+    what += ", " + std::to_string(r.bytes) + " B";
+  }
+  // Transfers come many per second, one connection each: only the first from an address is
+  // logged (ServerStats::transfers counts them all).
+  if (r.kind != FlowKind::kTransfer) {
+    log(c.peer, c.name + ": " + what);
+  } else if (transfer_peers_.insert(c.peer.sin_addr.s_addr).second) {
+    if (transfer_peers_.size() > 4096) {
+      transfer_peers_.clear();  // bounded memory: an address may be logged once more
     }
-    ::setsockopt(u.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
-    set_dscp(u.get(), r.dscp);
-    len = sizeof local;
-    ::getsockname(u.get(), reinterpret_cast<sockaddr*>(&local), &len);
-    a.udp_port = ntohs(local.sin_port);
+    log(c.peer, c.name + ": " + what + " (further transfers from this address are not logged)");
+  }
+  if (r.kind == FlowKind::kTransfer) {
+    ++stats_.transfers;
+  }
+  pump(c, now);
+}
+
+// The UDP socket of an echo, udp sink or udp source, on the address the client connected to:
+// an echo and a sink answer / count only the client's address and registered port; a source
+// is connected to that address and port (it sends nowhere else). False after a Reject.
+bool Server::open_udp(Conn& c, Accept& a) {
+  const Request& r = c.req;
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  ::getsockname(c.fd.get(), reinterpret_cast<sockaddr*>(&local), &len);
+  local.sin_port = 0;
+  Fd u(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  const int one = 1;
+  if (!u.valid() || ::bind(u.get(), reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+    reject(c, std::string("cannot open the UDP socket: ") + std::strerror(errno));
+    return false;
+  }
+  ::setsockopt(u.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+  if (r.kind == FlowKind::kUdpSink) {
+    set_flood_receive_buffer(u.get());
+  }
+  set_dscp(u.get(), r.dscp);
+  if (r.kind == FlowKind::kUdpSource) {
+    sockaddr_in to = c.peer;
+    to.sin_port = htons(r.udp_port);
+    if (::connect(u.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+      reject(c, std::string("cannot connect the UDP socket: ") + std::strerror(errno));
+      return false;
+    }
+  }
+  len = sizeof local;
+  ::getsockname(u.get(), reinterpret_cast<sockaddr*>(&local), &len);
+  a.udp_port = ntohs(local.sin_port);
+  if (r.kind != FlowKind::kUdpSource) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = (c.id << 1) | 1;
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, u.get(), &ev);
-    c.udp = std::move(u);
-    c.echo_port = r.udp_port;
-    c.next_stats_ns = INT64_MAX;  // no stats on an echo
   }
-  ++stats_.requests;
-  encode(a, c.out);
-  c.state = r.kind == FlowKind::kSink     ? ConnState::kSink
-            : r.kind == FlowKind::kSource ? ConnState::kSource
-                                          : ConnState::kEcho;
-  log(c.peer, c.name + ": " + to_string(r.kind) + " for " + std::to_string(duration_ms) +
-                  " ms, dscp " + std::to_string(r.dscp) + (r.cc.empty() ? "" : ", cc " + r.cc));
+  c.udp = std::move(u);
+  c.echo_port = r.udp_port;
+  return true;
+}
+
+// The udp sources' due datagrams (datagram k at k x size x 8 / rate after the request), in
+// time order across sources — a voice stream's packet goes out between the flood's datagrams
+// of its time, not before or after a whole late burst — at most kFloodBurst per source per
+// wake-up. A datagram the local stack refuses (ENOBUFS, EAGAIN) is lost, as iperf -u's.
+void Server::send_floods(int64_t now) {
+  std::vector<Conn*> due;
+  for (auto& [id, cp] : conns_) {
+    if (cp->fd.valid() && cp->state == ConnState::kUdpSource && cp->next_flood_ns <= now) {
+      due.push_back(cp.get());
+    }
+  }
+  uint8_t data[kMaxProbeSize] = {};
+  for (size_t k = 0; k < kFloodBurst * due.size(); ++k) {
+    Conn* next = nullptr;
+    for (Conn* c : due) {
+      if (c->next_flood_ns <= now && c->next_flood_ns < c->end_ns &&
+          (next == nullptr || c->next_flood_ns < next->next_flood_ns)) {
+        next = c;
+      }
+    }
+    if (next == nullptr) {
+      break;
+    }
+    Conn& c = *next;
+    FloodPacket p;
+    p.seq = static_cast<uint32_t>(c.flood_count);
+    p.send_ns = mono_ns();
+    encode_flood(p, std::span<uint8_t>(data, c.req.size));
+    [[maybe_unused]] const ssize_t w = ::send(c.udp.get(), data, c.req.size, 0);
+    ++c.flood_count;
+    ++stats_.flood_out;
+    const double ns_per_datagram =
+        static_cast<double>(c.req.size) * 8e9 / static_cast<double>(c.req.rate_bps);
+    c.next_flood_ns =
+        c.started_ns + static_cast<int64_t>(static_cast<double>(c.flood_count) * ns_per_datagram);
+  }
+}
+
+// A udp source past its end: End with the number of datagrams sent.
+void Server::end_flood(Conn& c, int64_t now) {
+  if (c.state != ConnState::kUdpSource || now < c.end_ns) {
+    return;
+  }
+  Stats s;
+  s.elapsed_us = static_cast<uint64_t>((now - c.started_ns) / 1000);
+  s.bytes = c.flood_count;
+  encode(End{s}, c.out);
+  c.end_queued = true;
+  c.state = ConnState::kDraining;
+  c.next_flood_ns = INT64_MAX;
   pump(c, now);
+}
+
+// A udp sink's pending arrivals into Arrivals frames while the output queue has room; once
+// the client has shut its side down and every arrival is out, End (bytes = datagrams counted).
+void Server::queue_arrivals(Conn& c) {
+  while (!c.arrivals.empty() && c.out.size() + arrivals_frame(kMaxArrivals) <= kMaxOutQueue) {
+    const size_t n = std::min(c.arrivals.size(), kMaxArrivals);
+    Arrivals m;
+    m.arrivals.assign(c.arrivals.begin(), c.arrivals.begin() + static_cast<std::ptrdiff_t>(n));
+    encode(m, c.out);
+    c.arrivals.erase(c.arrivals.begin(), c.arrivals.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (c.end_queued && c.arrivals.empty() && c.state == ConnState::kUdpSink) {
+    Stats s;
+    s.bytes = c.flood_count;
+    encode(End{s}, c.out);
+    c.state = ConnState::kDraining;
+  }
 }
 
 // Writes what is due: pending control bytes, then (sources) Stats at interval boundaries,
@@ -475,8 +653,11 @@ void Server::handle_request(Conn& c, int64_t now) {
 void Server::pump(Conn& c, int64_t now) {
   for (;;) {
     if (c.out_off < c.out.size()) {
-      const ssize_t w =
-          ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+      // A Data frame's header goes out with the payload that follows it (MSG_MORE), not as a
+      // segment of its own: a transfer's socket has Nagle off.
+      const int more = c.data_left > 0 ? MSG_MORE : 0;
+      const ssize_t w = ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off,
+                               MSG_NOSIGNAL | more);
       if (w < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
           return;
@@ -492,20 +673,28 @@ void Server::pump(Conn& c, int64_t now) {
       c.out.clear();
       c.out_off = 0;
       if (c.state == ConnState::kDraining && c.end_queued) {
-        if (c.req.kind == FlowKind::kSource && !c.shut) {
+        if (c.req.kind == FlowKind::kSink || c.req.kind == FlowKind::kUdpSink) {
+          close(c, "");
+        } else if (!c.shut) {
           ::shutdown(c.fd.get(), SHUT_WR);  // the client reads to EOF, then closes
           c.shut = true;
-        } else if (c.req.kind == FlowKind::kSink) {
-          close(c, "");
         }
         return;
       }
     }
-    if (c.state != ConnState::kSource) {
+    if (c.state == ConnState::kUdpSink) {
+      queue_arrivals(c);
+      if (c.out_off < c.out.size()) {
+        continue;
+      }
+      return;
+    }
+    if (!writes_data(c.state)) {
       return;
     }
     if (c.data_left == 0) {
-      if (now >= c.end_ns) {
+      const bool done = c.state == ConnState::kTransfer ? c.payload >= c.req.bytes : false;
+      if (now >= c.end_ns || done) {
         const TcpSample t = tcp_sample(c.fd.get());
         Stats s{static_cast<uint64_t>((now - c.started_ns) / 1000),
                 c.bytes,
@@ -533,9 +722,14 @@ void Server::pump(Conn& c, int64_t now) {
         }
         continue;
       }
-      encode_data_header(kSourceFrame, c.out);
+      // A transfer's frames add up to its size exactly; a source's are all kSourceFrame.
+      const size_t frame =
+          c.state == ConnState::kTransfer
+              ? static_cast<size_t>(std::min<uint64_t>(kSourceFrame, c.req.bytes - c.payload))
+              : kSourceFrame;
+      encode_data_header(frame, c.out);
       c.bytes += kFrameHeader;
-      c.data_left = kSourceFrame;
+      c.data_left = frame;
       continue;
     }
     const ssize_t w =
@@ -549,34 +743,39 @@ void Server::pump(Conn& c, int64_t now) {
     }
     stats_.bytes_out += static_cast<uint64_t>(w);
     c.bytes += static_cast<uint64_t>(w);
+    c.payload += static_cast<uint64_t>(w);
     c.data_left -= static_cast<size_t>(w);
   }
 }
 
 void Server::on_udp(Conn& c, int64_t now) {
-  (void)now;
+  if (c.state == ConnState::kUdpSink) {
+    on_flood_datagrams(c);
+    pump(c, now);
+    if (c.fd.valid()) {
+      update_events(c);
+    }
+    return;
+  }
+  if (c.state != ConnState::kEcho) {
+    // A sink whose client has shut down (draining) reads and drops what still arrives.
+    uint8_t drop[16];
+    while (::recv(c.udp.get(), drop, sizeof drop, 0) >= 0) {
+    }
+    return;
+  }
   uint8_t data[kMaxProbeSize + 1];
-  alignas(8) char control[128];
   for (int k = 0; k < 64; ++k) {
-    sockaddr_in from{};
-    iovec iov{data, sizeof data};
-    msghdr msg{};
-    msg.msg_name = &from;
-    msg.msg_namelen = sizeof from;
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(c.udp.get(), &msg, 0);
-    if (n < 0) {
+    const std::optional<Datagram> dg = recv_datagram(c.udp.get(), data);
+    if (!dg) {
       return;
     }
-    const int64_t recv_ns = receive_time_ns(msg);
-    const std::span<uint8_t> dgram(data, static_cast<size_t>(n));
+    const sockaddr_in& from = dg->from;
+    const int64_t recv_ns = dg->recv_ns;
+    const std::span<uint8_t> dgram(data, dg->size);
     const uint16_t port = ntohs(from.sin_port);
     if (from.sin_addr.s_addr != c.peer.sin_addr.s_addr ||
-        (c.echo_port != 0 && port != c.echo_port) || (msg.msg_flags & MSG_TRUNC) != 0 ||
-        !decode_probe(dgram)) {
+        (c.echo_port != 0 && port != c.echo_port) || dg->truncated || !decode_probe(dgram)) {
       ++stats_.ignored;
       continue;
     }
@@ -591,8 +790,32 @@ void Server::on_udp(Conn& c, int64_t now) {
   }
 }
 
+// A udp sink's datagrams: those from the client's address and registered port with a flood
+// header are counted and kept for the next Arrivals frame (at most max_pending_arrivals).
+void Server::on_flood_datagrams(Conn& c) {
+  uint8_t data[kMaxProbeSize + 1];
+  for (int k = 0; k < 256; ++k) {
+    const std::optional<Datagram> dg = recv_datagram(c.udp.get(), data);
+    if (!dg) {
+      return;
+    }
+    const std::optional<FloodPacket> p = decode_flood(std::span<const uint8_t>(data, dg->size));
+    if (dg->from.sin_addr.s_addr != c.peer.sin_addr.s_addr ||
+        ntohs(dg->from.sin_port) != c.echo_port || dg->truncated || !p) {
+      ++stats_.ignored;
+      continue;
+    }
+    ++c.flood_count;
+    ++stats_.flood_in;
+    if (c.arrivals.size() < params_.max_pending_arrivals) {
+      c.arrivals.push_back(Arrival{p->seq, dg->recv_ns});
+    }
+  }
+}
+
 void Server::timers(int64_t now) {
   resume_accepting(now);
+  send_floods(now);
   for (auto& [id, cp] : conns_) {
     Conn& c = *cp;
     if (!c.fd.valid()) {
@@ -603,7 +826,7 @@ void Server::timers(int64_t now) {
         reject(c, "no complete request within " +
                       std::to_string(params_.request_timeout.count_ns() / 1'000'000) + " ms");
         ++stats_.timeouts;
-      } else if (c.state == ConnState::kEcho) {
+      } else if (c.state == ConnState::kEcho || c.state == ConnState::kUdpSink) {
         close(c, "");
       } else {
         close(c,
@@ -623,9 +846,10 @@ void Server::timers(int64_t now) {
     } else if (c.state == ConnState::kSink && now >= c.next_stats_ns) {
       c.next_stats_ns = now + int64_t{c.req.stats_interval_ms} * 1'000'000;  // still queued
     }
-    if (c.state == ConnState::kSource && c.data_left == 0) {
+    if (writes_data(c.state) && c.data_left == 0) {
       pump(c, now);
     }
+    end_flood(c, now);
     if (c.fd.valid()) {
       if (c.out.size() > kMaxOutQueue) {
         close(c, "client does not read its control messages");
@@ -645,6 +869,9 @@ int64_t Server::next_deadline() const {
     d = std::min(d, c->deadline_ns);
     if (c->state == ConnState::kSink) {
       d = std::min(d, c->next_stats_ns);
+    }
+    if (c->state == ConnState::kUdpSource) {
+      d = std::min(d, std::min(c->next_flood_ns, c->end_ns));
     }
   }
   return d;

@@ -1,7 +1,8 @@
 #pragma once
 // Server — the peer side of live measurements (`nicsim server`): TCP sinks, TCP sources with a
-// requested congestion control and DSCP, and UDP echo reflectors, for many clients at once
-// (protocol.h describes the messages).
+// requested congestion control and DSCP, UDP echo reflectors, UDP flood sinks and sources
+// (udp_flood, voip) and sized TCP responses (transfers), for many clients at once (protocol.h
+// describes the messages).
 //
 // One thread, one epoll set, non-blocking sockets. Bounds, so that no client can exhaust it:
 //   - at most `max_clients` connections; one more is answered Reject("server busy") and closed;
@@ -34,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,13 @@ struct ServerParams {
   int backlog = 64;
   int max_per_peer = 16;  // connections from one IP address (rrul needs 4 + 4 + 3)
   std::string secret;     // "" = no authentication
+  // A udp source (udp_flood / voip to the client) sends at most this rate; a request for more
+  // is refused. It only ever sends to the requesting client's own address (TCP-verified).
+  uint64_t max_udp_rate_bps = 1'000'000'000;
+  // A udp sink holds at most this many arrivals not yet reported (12 bytes each); beyond them
+  // arrivals are counted (End) but not reported one by one: a client that does not read its
+  // reports cannot make the server's memory grow.
+  size_t max_pending_arrivals = 65'536;
   LogLimiterParams log_limits;
 };
 
@@ -65,6 +74,9 @@ struct ServerStats {
   uint64_t bytes_in = 0;          // TCP payload read
   uint64_t bytes_out = 0;         // TCP bytes written
   uint64_t echoed = 0;            // probe datagrams reflected
+  uint64_t flood_in = 0;          // flood datagrams a udp sink counted
+  uint64_t flood_out = 0;         // flood datagrams a udp source sent
+  uint64_t transfers = 0;         // transfer requests served (the first per address is logged)
   uint64_t ignored = 0;           // datagrams not reflected (foreign source, malformed)
   uint64_t auth_failures = 0;     // connections without a valid answer to the challenge
   uint64_t per_peer_refused = 0;  // connections over max_per_peer
@@ -102,6 +114,11 @@ class Server {
   void log(const sockaddr_in& peer, const std::string& line);
   void on_tcp(Conn& c, uint32_t events, int64_t now);
   void on_udp(Conn& c, int64_t now);
+  void on_flood_datagrams(Conn& c);
+  bool open_udp(Conn& c, Accept& a);
+  void send_floods(int64_t now);
+  void end_flood(Conn& c, int64_t now);
+  void queue_arrivals(Conn& c);
   void handle_request(Conn& c, int64_t now);
   void pump(Conn& c, int64_t now);
   void timers(int64_t now);
@@ -118,8 +135,9 @@ class Server {
   uint64_t next_id_ = 1;
   std::map<uint64_t, std::unique_ptr<Conn>> conns_;
   std::vector<uint64_t> closing_;
-  std::vector<uint8_t> buffer_;       // shared payload buffer (reads and data frames)
-  std::map<uint32_t, int> per_peer_;  // open connections per IPv4 address (network order)
+  std::vector<uint8_t> buffer_;        // shared payload buffer (reads and data frames)
+  std::map<uint32_t, int> per_peer_;   // open connections per IPv4 address (network order)
+  std::set<uint32_t> transfer_peers_;  // addresses whose first transfer was logged
   LogLimiter log_limiter_;
   int64_t accept_resume_ns_ = INT64_MAX;  // accepting paused until then (EMFILE back-off)
   int64_t accept_backoff_ns_ = 0;

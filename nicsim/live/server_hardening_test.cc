@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -267,6 +268,79 @@ TEST(ServerHardening, AnUnregisteredEchoLatchesTheFirstProbesPort) {
   EXPECT_TRUE(echoed(first.get(), a.udp_port));
   EXPECT_FALSE(echoed(second.get(), a.udp_port));
   EXPECT_TRUE(echoed(first.get(), a.udp_port));
+}
+
+// A udp sink counts the registering client's address and port only: the same port number
+// from another address of the host (127.0.0.2) is a stranger (issue 12).
+TEST(ServerHardening, AUdpSinkCountsOnlyItsClientsAddressAndPort) {
+  ServerThread server(ServerParams{}, "0.0.0.0");
+  Fd mine = udp_socket();
+  Fd stranger(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  const sockaddr_in other_ip = address("127.0.0.2", port_of(mine.get()));
+  ASSERT_EQ(::bind(stranger.get(), reinterpret_cast<const sockaddr*>(&other_ip), sizeof other_ip),
+            0);
+  Fd c = connect_from("127.0.0.1", server.port());
+  Request r;
+  r.kind = FlowKind::kUdpSink;
+  r.duration_ms = 5000;
+  r.udp_port = port_of(mine.get());
+  r.rate_bps = 1'000'000;
+  r.size = 64;
+  std::vector<uint8_t> req;
+  encode(r, req);
+  send_all(c.get(), req);
+  FrameReader reader(false);
+  const Accept a = std::get<Accept>(next_frame(c.get(), reader).value());
+  const sockaddr_in sink = address("127.0.0.1", a.udp_port);
+  uint8_t d[64] = {};
+  encode_flood(FloodPacket{0, 1, 0}, d);
+  ::sendto(stranger.get(), d, sizeof d, 0, reinterpret_cast<const sockaddr*>(&sink), sizeof sink);
+  ::sendto(mine.get(), d, sizeof d, 0, reinterpret_cast<const sockaddr*>(&sink), sizeof sink);
+  // Both datagrams seen before the end (the sink stops counting at the client's EOF).
+  for (int i = 0; i < 500 && server.stats().flood_in + server.stats().ignored < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::shutdown(c.get(), SHUT_WR);
+  std::optional<Message> m;
+  uint64_t counted = UINT64_MAX;
+  while ((m = next_frame(c.get(), reader))) {
+    if (const auto* e = std::get_if<End>(&*m)) counted = e->stats.bytes;
+  }
+  server.stop();
+  EXPECT_EQ(counted, 1u);
+  EXPECT_EQ(server.stats().flood_in, 1u);
+  EXPECT_EQ(server.stats().ignored, 1u);
+}
+
+// A transfer or udp source client that writes after its request is cut off with the reason
+// (the server expects nothing more from it).
+TEST(ServerHardening, DataAfterATransferOrUdpSourceRequestClosesTheConnection) {
+  ServerThread server(ServerParams{}, "0.0.0.0");
+  Request x;
+  x.kind = FlowKind::kTransfer;
+  x.duration_ms = 5000;
+  x.bytes = 1'000'000'000;  // far more than is read before the cut
+  Request u;
+  u.kind = FlowKind::kUdpSource;
+  u.duration_ms = 5000;
+  u.udp_port = 9;  // discard: nothing listens
+  u.rate_bps = 100'000;
+  u.size = 100;
+  for (const Request& r : {x, u}) {
+    Fd c = connect_from("127.0.0.1", server.port());
+    std::vector<uint8_t> req;
+    encode(r, req);
+    req.insert(req.end(), 100, 'x');
+    send_all(c.get(), req);
+    uint8_t buf[65536];
+    ssize_t n = 0;
+    while ((n = ::recv(c.get(), buf, sizeof buf, 0)) > 0) {
+    }
+    EXPECT_TRUE(n == 0 || errno == ECONNRESET) << std::strerror(errno);  // closed, not timed out
+  }
+  server.stop();
+  EXPECT_TRUE(server.logged("data after a transfer request"));
+  EXPECT_TRUE(server.logged("data after a udp source request"));
 }
 
 // Before: every refusal was logged, 13,000 lines per second from one attacker.

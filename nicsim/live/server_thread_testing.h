@@ -17,6 +17,15 @@
 
 namespace nicsim::live {
 
+// 127.0.0.1:port.
+inline sockaddr_in loopback(uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
 class ServerThread {
  public:
   // `listen_ip`: "127.0.0.1", or "0.0.0.0" to be reached from 127.0.0.2 too.

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "nicsim/live/live_clock.h"
+
 namespace nicsim::live {
 
 void throw_errno(const std::string& what) { throw LiveError(what + ": " + std::strerror(errno)); }
@@ -109,6 +111,41 @@ void enter_netns(int netns_fd) {
   if (::setns(netns_fd, CLONE_NEWNET) != 0) {
     throw_errno("setns");
   }
+}
+
+std::optional<Datagram> recv_datagram(int fd, std::span<uint8_t> buf) {
+  alignas(8) char control[128];
+  Datagram d;
+  iovec iov{buf.data(), buf.size()};
+  msghdr msg{};
+  msg.msg_name = &d.from;
+  msg.msg_namelen = sizeof d.from;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(fd, &msg, 0);
+  if (n < 0) {
+    return std::nullopt;
+  }
+  d.size = static_cast<size_t>(n);
+  d.recv_ns = receive_time_ns(msg);
+  d.truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+  return d;
+}
+
+void set_flood_receive_buffer(int fd) {
+  const int bytes = 4 << 20;
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
+}
+
+std::string connect_error(int fd) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  return err == 0 ? std::string() : std::string(std::strerror(err));
 }
 
 }  // namespace nicsim::live

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,5 +74,22 @@ TcpSample tcp_sample(int fd);
 
 // Moves the calling thread into the network namespace `netns_fd` (setns). Throws LiveError.
 void enter_netns(int netns_fd);
+
+// One datagram read with recvmsg: its length, sender, kernel receive time (SO_TIMESTAMPNS on
+// CLOCK_MONOTONIC, live_clock.h) and whether it was cut to `buf` (MSG_TRUNC). nullopt when
+// nothing is waiting (EAGAIN) or on error.
+struct Datagram {
+  size_t size = 0;
+  sockaddr_in from{};
+  int64_t recv_ns = 0;
+  bool truncated = false;
+};
+std::optional<Datagram> recv_datagram(int fd, std::span<uint8_t> buf);
+// A flood receiver's socket buffer: 4 MiB (SO_RCVBUFFORCE with CAP_NET_ADMIN, else
+// SO_RCVBUF up to net.core.rmem_max), so that a receiving thread descheduled for a moment
+// does not turn into datagrams lost at the receiver: best effort, errors ignored.
+void set_flood_receive_buffer(int fd);
+// The error of a non-blocking connect() that has completed (SO_ERROR): "" when it connected.
+std::string connect_error(int fd);
 
 }  // namespace nicsim::live

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -132,6 +133,56 @@ struct Probe {
   int64_t stop = 0;
 };
 
+// A [[traffic.udp_flood]] or [[traffic.voip]]: datagrams on a UDP socket of their own, and a
+// TCP connection to the server's udp sink (upload: this client sends) or udp source
+// (download: the server sends). Every datagram's send time and arrival are kept and handed to
+// the recorder at the end (record_flood), when the one-way delays can be put on one clock.
+struct Flood {
+  config::FloodPlan plan;
+  size_t index = 0;
+  bool upload = true;  // the client sends (from is the lower-indexed host of the pair)
+  Fd udp;
+  Fd control;
+  FrameReader reader{false};
+  std::vector<uint8_t> request;
+  size_t request_off = 0;
+  Handshake handshake;
+  bool opened = false;      // the control connection was started
+  bool connecting = false;  // its connect() is in progress
+  bool ready = false;       // the server's UDP port is known
+  bool shut = false;        // upload: the control's write side is shut (the flood is over)
+  bool ended = false;       // End received (or the connection closed)
+  uint64_t token = 0;
+  double gap_ns = 0;  // one datagram every gap_ns (size x 8 / rate)
+  int64_t start_ns = 0;
+  int64_t stop_ns = 0;
+  // upload: the schedule's next slot (k) and its time; each sent datagram's send time
+  int64_t slot = 0;
+  int64_t next_send = INT64_MAX;
+  std::vector<int64_t> sent_ns;
+  struct Arrived {
+    uint32_t seq = 0;
+    int64_t sent_ns = 0;  // download: the server's stamp (its clock)
+    int64_t recv_ns = 0;  // the receiver's clock
+  };
+  std::vector<Arrived> arrived;
+  std::optional<uint64_t> server_count;  // End: datagrams the server received / sent
+};
+
+// One request/response of [[traffic.transfers]]: a new TCP connection from the client to the
+// server's nicsim server, which answers `size` bytes of Data frames and End.
+struct Xfer {
+  const config::TransferPlan* plan = nullptr;
+  uint64_t id = 0;  // the recorder's
+  Fd fd;
+  FrameReader reader{true};
+  std::vector<uint8_t> request;
+  size_t request_off = 0;
+  Handshake handshake;
+  bool connecting = false;
+  uint64_t payload = 0;  // Data payload announced so far
+};
+
 // What the recorder is told about a plan run here: a UDP probe's request always leaves the
 // client in host a (the server only reflects), whatever the probe's configured direction, and
 // its one-way delays are known only with a shared clock.
@@ -175,6 +226,26 @@ class Engine {
     }
     token_seed_ = static_cast<uint64_t>(mono_ns()) ^ (static_cast<uint64_t>(::getpid()) << 32);
     write_buf_.assign(kWriteChunk, 0);
+    for (size_t i = 0; i < plan.floods.size(); ++i) {
+      auto f = std::make_unique<Flood>();
+      f->plan = plan.floods[i];
+      f->index = i;
+      f->upload = f->plan.from < f->plan.to;
+      f->token = token_seed_ * 0x9E3779B97F4A7C15ull + i;
+      f->gap_ns = static_cast<double>(f->plan.size) * 8e9 /
+                  static_cast<double>(f->plan.rate.bits_per_sec());
+      floods_.push_back(std::move(f));
+    }
+    for (const config::TransferPlan& t : plan.transfers) {
+      auto x = std::make_unique<Xfer>();
+      x->plan = &t;
+      xfers_.push_back(std::move(x));
+    }
+    // Arrival order across sets (the plan lists each set's in order, sets one after another).
+    std::stable_sort(xfers_.begin(), xfers_.end(),
+                     [](const std::unique_ptr<Xfer>& a, const std::unique_ptr<Xfer>& b) {
+                       return a->plan->at < b->plan->at;
+                     });
   }
 
   report::Run run() {
@@ -192,17 +263,30 @@ class Engine {
         open_icmp(*p);
       }
     }
+    for (auto& f : floods_) {
+      f->start_ns = t0_ + f->plan.start.count_ns();
+      f->stop_ns = t0_ + f->plan.stop.count_ns();
+    }
+    if (!opt_.shared_clock && !floods_.empty()) {
+      log("udp_flood / voip: the two hosts' clocks are not shared, so one-way delays are "
+          "reported relative to the smallest one measured (loss and IPDV are exact)");
+    }
     bool stopped = false;
     while (!stopped) {
       int64_t now = mono_ns();
       start_flows(now);
+      open_floods(now);
+      start_transfers(now);
       send_probes(now);
+      send_floods(now);
       stop_flows(now);  // first: a flow stopping now is counted up to its stop in this row
       while (recorder_.last_boundary() < rel(end_) && now >= abs(recorder_.next_boundary())) {
         recorder_.close_interval(recorder_.next_boundary(), flow_counters());
       }
       if (now >= end_) {
-        if (all_flows_done() || now >= end_ + opt_.grace.count_ns()) {
+        end_floods();
+        close_transfers();
+        if ((all_flows_done() && all_floods_done()) || now >= end_ + opt_.grace.count_ns()) {
           break;
         }
       }
@@ -387,11 +471,8 @@ class Engine {
       return;
     }
     if (f.phase == FlowPhase::kConnecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(f.fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      if (const std::string err = connect_error(f.fd.get()); !err.empty()) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + err);
       }
       f.phase = FlowPhase::kRunning;
       if (!f.upload) {
@@ -551,17 +632,47 @@ class Engine {
     add(p.control.get(), EPOLLIN | EPOLLOUT, probe_token(p.index) + 1);
   }
 
-  // Sends what is left of the echo request (a few dozen bytes: a fresh socket takes them).
-  void send_echo_request(Probe& p) {
-    while (p.request_off < p.request.size()) {
-      const ssize_t w = ::send(p.control.get(), p.request.data() + p.request_off,
-                               p.request.size() - p.request_off, MSG_NOSIGNAL);
+  // Writes what the socket takes of bytes[off..): a connection's opening frames (a few dozen
+  // bytes: a fresh socket takes them). Throws LiveError on a failure other than EAGAIN.
+  static void send_pending(int fd, const std::vector<uint8_t>& bytes, size_t& off,
+                           const char* what) {
+    while (off < bytes.size()) {
+      const ssize_t w = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EAGAIN) return;
-        throw_errno("send echo request");
+        throw_errno(what);
       }
-      p.request_off += static_cast<size_t>(w);
+      off += static_cast<size_t>(w);
     }
+  }
+
+  // Reads a control connection's frames into on(message) until it would block. Returns false
+  // when the peer closed it (or it failed); throws LiveError on a malformed frame.
+  template <class OnMessage>
+  bool read_frames(int fd, FrameReader& reader, const std::string& server, OnMessage&& on) {
+    for (;;) {
+      const ssize_t n = ::recv(fd, read_buf_, sizeof read_buf_, 0);
+      if (n <= 0) {
+        return n < 0 && errno == EAGAIN;
+      }
+      size_t off = 0;
+      while (off < static_cast<size_t>(n)) {
+        off += reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
+        if (reader.failed()) {
+          throw LiveError("server " + server + ": " + reader.error());
+        }
+        while (std::optional<Message> m = reader.next()) {
+          if (!on(*m)) {
+            return true;  // the handler is done with this connection
+          }
+        }
+      }
+    }
+  }
+
+  // Sends what is left of the echo request (a few dozen bytes: a fresh socket takes them).
+  void send_echo_request(Probe& p) {
+    send_pending(p.control.get(), p.request, p.request_off, "send echo request");
   }
 
   void on_echo_control(Probe& p, uint32_t events) {
@@ -569,11 +680,8 @@ class Engine {
       return;
     }
     if (p.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
-      int err = 0;
-      socklen_t len = sizeof err;
-      ::getsockopt(p.control.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        throw LiveError("connect " + to_string(opt_.server) + ": " + std::strerror(err));
+      if (const std::string err = connect_error(p.control.get()); !err.empty()) {
+        throw LiveError("connect " + to_string(opt_.server) + ": " + err);
       }
       send_echo_request(p);
       if (p.request_off < p.request.size()) {
@@ -585,35 +693,24 @@ class Engine {
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) == 0) {
       return;
     }
-    for (;;) {
-      const ssize_t n = ::recv(p.control.get(), read_buf_, sizeof read_buf_, 0);
-      if (n <= 0) {
-        if (n < 0 && errno == EAGAIN) return;
-        p.control.reset();  // the reflector is gone; later probes count as lost
-        return;
+    const std::string server = to_string(opt_.server);
+    const bool open = read_frames(p.control.get(), p.reader, server, [&](const Message& m) {
+      if (const auto* rej = std::get_if<Reject>(&m)) {
+        throw LiveError("server " + server + " refused probe " + p.plan.name + ": " + rej->reason +
+                        p.handshake.hint());
       }
-      size_t off = 0;
-      while (off < static_cast<size_t>(n)) {
-        off +=
-            p.reader.feed(std::span<const uint8_t>(read_buf_ + off, static_cast<size_t>(n) - off));
-        if (p.reader.failed()) {
-          throw LiveError("server " + to_string(opt_.server) + ": " + p.reader.error());
-        }
-        while (std::optional<Message> m = p.reader.next()) {
-          if (const auto* rej = std::get_if<Reject>(&*m)) {
-            throw LiveError("server " + to_string(opt_.server) + " refused probe " + p.plan.name +
-                            ": " + rej->reason + p.handshake.hint());
-          }
-          if (const auto* ch = std::get_if<Challenge>(&*m)) {
-            p.request = p.handshake.answer(*ch, to_string(opt_.server));
-            p.request_off = 0;
-            send_echo_request(p);
-          }
-          if (const auto* a = std::get_if<Accept>(&*m); a != nullptr && !p.ready) {
-            open_udp(p, a->udp_port);
-          }
-        }
+      if (const auto* ch = std::get_if<Challenge>(&m)) {
+        p.request = p.handshake.answer(*ch, server);
+        p.request_off = 0;
+        send_echo_request(p);
       }
+      if (const auto* acc = std::get_if<Accept>(&m); acc != nullptr && !p.ready) {
+        open_udp(p, acc->udp_port);
+      }
+      return true;
+    });
+    if (!open) {
+      p.control.reset();  // the reflector is gone; later probes count as lost
     }
   }
 
@@ -762,22 +859,14 @@ class Engine {
 
   void on_probe(Probe& p) {
     uint8_t buf[2048];
-    alignas(8) char control[128];
     for (;;) {
-      sockaddr_in from{};
-      iovec iov{buf, sizeof buf};
-      msghdr msg{};
-      msg.msg_name = &from;
-      msg.msg_namelen = sizeof from;
-      msg.msg_iov = &iov;
-      msg.msg_iovlen = 1;
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      const ssize_t n = ::recvmsg(p.fd.get(), &msg, 0);
-      if (n < 0) {
+      const std::optional<Datagram> dg = recv_datagram(p.fd.get(), buf);
+      if (!dg) {
         return;
       }
-      const int64_t rx = receive_time_ns(msg);
+      const sockaddr_in& from = dg->from;
+      const int64_t rx = dg->recv_ns;
+      const auto n = static_cast<ssize_t>(dg->size);
       if (p.plan.icmp) {
         on_icmp_reply(p, std::span<const uint8_t>(buf, static_cast<size_t>(n)), from, rx);
         continue;
@@ -828,6 +917,352 @@ class Engine {
                              Duration::ns(rx - abs(recorder_.probe_sent_at(p.index, seq))));
   }
 
+  // ---- floods (udp_flood, voip) ----
+
+  static constexpr uint64_t kFloodToken = 1'000'000'000;  // + 2 i: UDP, + 2 i + 1: control
+  static constexpr uint64_t kXferToken = 2'000'000'000;   // + i (arrival order)
+
+  // An upload's control connection opens at the run's start (its sink must be ready at the
+  // flood's start); a download's at the flood's start (the server starts sending on request).
+  void open_floods(int64_t now) {
+    for (auto& fp : floods_) {
+      Flood& f = *fp;
+      if (f.opened || now < (f.upload ? t0_ : f.start_ns) || f.stop_ns <= f.start_ns) {
+        continue;
+      }
+      f.opened = true;
+      f.control = connect_tcp(f.plan.dscp, "", f.plan.from, f.plan.to);
+      f.udp = in_host(std::min(f.plan.from, f.plan.to), [] {
+        return Fd(::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+      });
+      if (!f.udp.valid()) {
+        throw_errno("socket udp");
+      }
+      const int one = 1;
+      ::setsockopt(f.udp.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+      if (!f.upload) {
+        set_flood_receive_buffer(f.udp.get());
+      }
+      set_dscp(f.udp.get(), f.plan.dscp);
+      sockaddr_in any{};
+      any.sin_family = AF_INET;
+      if (::bind(f.udp.get(), reinterpret_cast<const sockaddr*>(&any), sizeof any) != 0) {
+        throw_errno("bind udp");
+      }
+      Request r;
+      r.kind = f.upload ? FlowKind::kUdpSink : FlowKind::kUdpSource;
+      r.dscp = f.plan.dscp;
+      const Duration lasts =
+          f.upload ? f.plan.stop + report::kLossHorizon : f.plan.stop - f.plan.start;
+      r.duration_ms = static_cast<uint32_t>(std::max<int64_t>(lasts.count_ns() / 1'000'000, 1));
+      r.udp_port = local_port(f.udp.get());
+      r.rate_bps = f.plan.rate.bits_per_sec();
+      r.size = static_cast<uint32_t>(f.plan.size);
+      f.request = f.handshake.begin(r, opt_.secret);
+      f.connecting = true;
+      add(f.control.get(), EPOLLIN | EPOLLOUT, kFloodToken + 2 * f.index + 1);
+    }
+  }
+
+  void send_flood_request(Flood& f) {
+    send_pending(f.control.get(), f.request, f.request_off, "send flood request");
+  }
+
+  void on_flood_control(Flood& f, uint32_t events) {
+    if (!f.control.valid()) {
+      return;
+    }
+    const std::string server = to_string(server_of(f.plan.from, f.plan.to));
+    if (f.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+      if (const std::string err = connect_error(f.control.get()); !err.empty()) {
+        throw LiveError("connect " + server + ": " + err);
+      }
+      send_flood_request(f);
+      if (f.request_off < f.request.size()) {
+        return;
+      }
+      f.connecting = false;
+      mod(f.control.get(), EPOLLIN, kFloodToken + 2 * f.index + 1);
+    }
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) == 0) {
+      return;
+    }
+    const bool open = read_frames(f.control.get(), f.reader, server, [&](const Message& m) {
+      on_flood_message(f, m, server);
+      return true;
+    });
+    if (!open) {
+      f.control.reset();  // the server is done (or gone): later arrivals are not reported
+      f.ended = true;
+    }
+  }
+
+  void on_flood_message(Flood& f, const Message& m, const std::string& server) {
+    if (const auto* rej = std::get_if<Reject>(&m)) {
+      throw LiveError("server " + server + " refused " + f.plan.name + ": " + rej->reason +
+                      older_server_hint(rej->reason) + f.handshake.hint());
+    }
+    if (const auto* ch = std::get_if<Challenge>(&m)) {
+      f.request = f.handshake.answer(*ch, server);
+      f.request_off = 0;
+      send_flood_request(f);
+    } else if (const auto* a = std::get_if<Accept>(&m); a != nullptr && !f.ready) {
+      sockaddr_in to = server_of(f.plan.from, f.plan.to);
+      to.sin_port = htons(a->udp_port);
+      if (::connect(f.udp.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+        throw_errno("connect udp " + to_string(to));
+      }
+      f.ready = true;
+      if (f.upload) {
+        // The schedule's slots from the flood's start; those already past are skipped (the
+        // sink was not ready), as a probe's are.
+        const int64_t now = mono_ns();
+        f.slot =
+            now <= f.start_ns
+                ? 0
+                : static_cast<int64_t>(std::ceil(static_cast<double>(now - f.start_ns) / f.gap_ns));
+        f.next_send = slot_time(f, f.slot);
+      } else {
+        add(f.udp.get(), EPOLLIN, kFloodToken + 2 * f.index);
+      }
+    } else if (const auto* arr = std::get_if<Arrivals>(&m)) {
+      for (const Arrival& x : arr->arrivals) {
+        f.arrived.push_back(Flood::Arrived{x.seq, 0, x.recv_ns});
+      }
+    } else if (const auto* e = std::get_if<End>(&m)) {
+      f.server_count = e->stats.bytes;
+      f.ended = true;
+    }
+  }
+
+  int64_t slot_time(const Flood& f, int64_t slot) const {
+    return f.start_ns + static_cast<int64_t>(static_cast<double>(slot) * f.gap_ns);
+  }
+
+  // The uploads' due datagrams in time order across floods (a voice packet goes out between
+  // the flood's datagrams of its time, not before or after a whole late burst), at most 64 per
+  // flood at once on average when behind; each one's send time is kept. A datagram the local stack
+  // refuses (ENOBUFS, EAGAIN) is sent and lost, as in the simulator.
+  void send_floods(int64_t now) {
+    uint8_t pkt[kMaxProbeSize] = {};
+    for (size_t k = 0; k < 64 * floods_.size(); ++k) {
+      Flood* next = nullptr;
+      for (auto& fp : floods_) {
+        Flood& f = *fp;
+        if (f.upload && f.ready && f.next_send <= now && f.next_send < f.stop_ns &&
+            (next == nullptr || f.next_send < next->next_send)) {
+          next = &f;
+        }
+      }
+      if (next == nullptr) {
+        return;
+      }
+      Flood& f = *next;
+      FloodPacket h;
+      h.seq = static_cast<uint32_t>(f.sent_ns.size());
+      h.send_ns = mono_ns();
+      h.token = f.token;
+      encode_flood(h, std::span<uint8_t>(pkt, static_cast<size_t>(f.plan.size)));
+      [[maybe_unused]] const ssize_t w =
+          ::send(f.udp.get(), pkt, static_cast<size_t>(f.plan.size), 0);
+      f.sent_ns.push_back(h.send_ns);
+      f.next_send = slot_time(f, ++f.slot);
+    }
+  }
+
+  // A download's datagrams: those with a flood header from the server's port.
+  void on_flood_udp(Flood& f) {
+    uint8_t buf[2048];
+    while (const std::optional<Datagram> dg = recv_datagram(f.udp.get(), buf)) {
+      if (const std::optional<FloodPacket> h =
+              decode_flood(std::span<const uint8_t>(buf, dg->size))) {
+        f.arrived.push_back(Flood::Arrived{h->seq, h->send_ns, dg->recv_ns});
+      }
+    }
+  }
+
+  // At the run's end an upload's flood is over: shutting the control's write side down makes
+  // the sink send its last arrivals and End.
+  void end_floods() {
+    for (auto& f : floods_) {
+      if (f->upload && f->control.valid() && !f->shut && !f->connecting) {
+        ::shutdown(f->control.get(), SHUT_WR);
+        f->shut = true;
+      }
+    }
+  }
+
+  bool all_floods_done() const {
+    return std::all_of(floods_.begin(), floods_.end(), [](const std::unique_ptr<Flood>& f) {
+      return !f->opened || f->ended || !f->control.valid();
+    });
+  }
+
+  // Hands a flood's datagrams to the recorder in sequence order, with send times on this
+  // client's clock. One clock (emulation): one-way delays are exact. Two clocks (a real
+  // network): each delay is taken relative to the smallest, i.e. the server's clock is put on
+  // ours so that the fastest datagram took no time; IPDV, loss and bursts need only
+  // differences. A download's datagrams that never arrived are placed on the server's
+  // schedule (k x gap after the first one that did).
+  void record_flood(Flood& f) {
+    std::vector<int64_t> raw(f.arrived.size());
+    int64_t min_raw = INT64_MAX;
+    uint64_t count = f.upload ? f.sent_ns.size() : f.server_count.value_or(0);
+    for (size_t k = 0; k < f.arrived.size(); ++k) {
+      const Flood::Arrived& a = f.arrived[k];
+      if (f.upload && a.seq >= f.sent_ns.size()) {
+        continue;
+      }
+      raw[k] = a.recv_ns - (f.upload ? f.sent_ns[a.seq] : a.sent_ns);
+      min_raw = std::min(min_raw, raw[k]);
+      if (!f.upload) {
+        count = std::max<uint64_t>(count, uint64_t{a.seq} + 1);
+      }
+    }
+    const int64_t offset = opt_.shared_clock || min_raw == INT64_MAX ? 0 : min_raw;
+    std::vector<int64_t> sent(f.upload ? f.sent_ns : std::vector<int64_t>(count, INT64_MIN));
+    sent.resize(count, INT64_MIN);
+    if (!f.upload) {
+      std::optional<std::pair<uint32_t, int64_t>> first;  // (seq, send time here)
+      for (const Flood::Arrived& a : f.arrived) {
+        if (a.seq < count) {
+          sent[a.seq] = a.sent_ns + offset;
+          if (!first || a.seq < first->first) first.emplace(a.seq, a.sent_ns + offset);
+        }
+      }
+      const int64_t base =
+          first ? first->second - static_cast<int64_t>(first->first * f.gap_ns) : f.start_ns;
+      for (size_t k = 0; k < count; ++k) {
+        if (sent[k] == INT64_MIN) sent[k] = base + static_cast<int64_t>(k * f.gap_ns);
+      }
+    }
+    for (const int64_t t : sent) {
+      recorder_.flood_sent(f.index, rel(std::max(t, t0_)));
+    }
+    std::vector<bool> seen(count, false);
+    for (size_t k = 0; k < f.arrived.size(); ++k) {
+      const uint32_t seq = f.arrived[k].seq;
+      if (seq >= count || seen[seq]) {
+        continue;  // a duplicate, or not one of ours
+      }
+      seen[seq] = true;
+      recorder_.flood_received(f.index, seq, rel(std::max(sent[seq], t0_)),
+                               Duration::ns(raw[k] - offset));
+    }
+  }
+
+  // ---- transfers ----
+
+  // Opens every transfer whose arrival has come: open loop, whatever is still in progress.
+  void start_transfers(int64_t now) {
+    while (next_xfer_ < xfers_.size() && now >= t0_ + xfers_[next_xfer_]->plan->at.count_ns()) {
+      const size_t i = next_xfer_++;
+      Xfer& x = *xfers_[i];
+      const config::TransferPlan& t = *x.plan;
+      const config::TransferSetPlan& set = plan_.transfer_sets.at(t.set);
+      x.id = recorder_.transfer_started(t.set, t.size, rel(t0_ + t.at.count_ns()));
+      x.fd = connect_tcp(set.dscp, "", set.client, set.server);
+      Request r;
+      r.kind = FlowKind::kTransfer;
+      r.dscp = set.dscp;
+      r.duration_ms = static_cast<uint32_t>(std::max<int64_t>(
+          (plan_.duration - t.at + report::kLossHorizon).count_ns() / 1'000'000, 1));
+      r.cc = set.cc;
+      r.bytes = static_cast<uint64_t>(t.size);
+      x.request = x.handshake.begin(r, opt_.secret);
+      x.connecting = true;
+      add(x.fd.get(), EPOLLIN | EPOLLOUT, kXferToken + i);
+    }
+  }
+
+  void on_xfer(Xfer& x, uint32_t events) {
+    if (!x.fd.valid()) {
+      return;
+    }
+    const config::TransferSetPlan& set = plan_.transfer_sets.at(x.plan->set);
+    const std::string server = to_string(server_of(set.client, set.server));
+    if (x.connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+      if (const std::string err = connect_error(x.fd.get()); !err.empty()) {
+        throw LiveError("connect " + server + ": " + err);
+      }
+      send_xfer_request(x);
+      if (x.request_off < x.request.size()) {
+        return;
+      }
+      x.connecting = false;
+      mod(x.fd.get(), EPOLLIN, kXferToken + index_of(x));
+    }
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) == 0) {
+      return;
+    }
+    const bool open = read_frames(x.fd.get(), x.reader, server, [&](const Message& m) {
+      on_xfer_message(x, m, server);
+      return x.fd.valid();
+    });
+    if (!open) {
+      x.fd.reset();  // closed before End: the transfer stays incomplete
+    }
+  }
+
+  void send_xfer_request(Xfer& x) {
+    send_pending(x.fd.get(), x.request, x.request_off, "send transfer request");
+  }
+
+  // The response's last byte is in when End arrives after `size` bytes of Data payload.
+  void on_xfer_message(Xfer& x, const Message& m, const std::string& server) {
+    if (const auto* rej = std::get_if<Reject>(&m)) {
+      if (rej->reason.starts_with("server busy") || rej->reason.starts_with("too many")) {
+        if (xfers_refused_++ == 0) {
+          log("transfers: the server at " + server + " refused a transfer (" + rej->reason +
+              "); refused transfers stay incomplete");
+        }
+        x.fd.reset();
+        return;
+      }
+      throw LiveError("server " + server + " refused a transfer: " + rej->reason +
+                      older_server_hint(rej->reason) + x.handshake.hint());
+    }
+    if (const auto* ch = std::get_if<Challenge>(&m)) {
+      x.request = x.handshake.answer(*ch, server);
+      x.request_off = 0;
+      send_xfer_request(x);
+    } else if (const auto* d = std::get_if<Data>(&m)) {
+      x.payload += d->bytes;
+    } else if (std::holds_alternative<End>(m)) {
+      if (x.payload >= static_cast<uint64_t>(x.plan->size)) {
+        recorder_.transfer_completed(x.id, rel(mono_ns()));
+      }
+      x.fd.reset();
+    }
+  }
+
+  size_t index_of(const Xfer& x) const {
+    for (size_t i = 0; i < xfers_.size(); ++i) {
+      if (xfers_[i].get() == &x) return i;
+    }
+    return 0;
+  }
+
+  // At the run's end transfers still in progress are abandoned (the recorder counts those
+  // requested at least kLossHorizon before the end as incomplete).
+  void close_transfers() {
+    for (auto& x : xfers_) {
+      x->fd.reset();
+    }
+    if (xfers_refused_ > 1) {
+      log("transfers: " + std::to_string(xfers_refused_) + " refused by a busy server");
+      xfers_refused_ = 1;
+    }
+  }
+
+  // A refusal of a kind this server does not know: it predates udp_flood / voip / transfers.
+  static std::string older_server_hint(const std::string& reason) {
+    return reason.starts_with("request.kind:") && reason.find("(udp sink)") == std::string::npos
+               ? " (the server is older than this client: udp_flood, voip and transfers need a "
+                 "nicsim server that knows them; update it)"
+               : "";
+  }
+
   // ---- intervals, waiting, results ----
 
   // The engine's clock (CLOCK_MONOTONIC ns) <-> the run's time (since t0).
@@ -870,6 +1305,16 @@ class Engine {
     for (const auto& p : probes_) {
       if (p->next_send < p->stop) d = std::min(d, p->next_send);
     }
+    for (const auto& f : floods_) {
+      if (!f->opened) {
+        d = std::min(d, f->upload ? t0_ : f->start_ns);
+      } else if (f->ready && f->next_send < f->stop_ns) {
+        d = std::min(d, f->next_send);
+      }
+    }
+    if (next_xfer_ < xfers_.size()) {
+      d = std::min(d, t0_ + xfers_[next_xfer_]->plan->at.count_ns());
+    }
     return d;
   }
 
@@ -890,7 +1335,20 @@ class Engine {
         log("stopped early");
         return true;
       }
-      if (t >= 100000) {
+      if (t >= kXferToken) {
+        if (t - kXferToken < xfers_.size()) {
+          on_xfer(*xfers_[t - kXferToken], events[i].events);
+        }
+      } else if (t >= kFloodToken) {
+        const size_t idx = (t - kFloodToken) / 2;
+        if (idx < floods_.size()) {
+          if ((t - kFloodToken) % 2 == 0) {
+            on_flood_udp(*floods_[idx]);
+          } else {
+            on_flood_control(*floods_[idx], events[i].events);
+          }
+        }
+      } else if (t >= 100000) {
         const size_t idx = (t - 100000) / 2;
         if (idx < probes_.size()) {
           if ((t - 100000) % 2 == 0) {
@@ -931,6 +1389,9 @@ class Engine {
       }
       totals[i].received_bytes = received(f);
     }
+    for (auto& f : floods_) {
+      record_flood(*f);
+    }
     return recorder_.finish(rel(end_), flow_counters(), totals);
   }
 
@@ -942,6 +1403,10 @@ class Engine {
   std::vector<std::unique_ptr<Probe>> probes_;
   std::vector<uint8_t> write_buf_;
   uint8_t read_buf_[128 * 1024] = {};
+  std::vector<std::unique_ptr<Flood>> floods_;
+  std::vector<std::unique_ptr<Xfer>> xfers_;  // in arrival order
+  size_t next_xfer_ = 0;                      // the next to start
+  uint64_t xfers_refused_ = 0;                // refused by a busy server (left incomplete)
   int64_t t0_ = 0;
   int64_t end_ = 0;
   report::RunRecorder recorder_;
@@ -973,12 +1438,32 @@ bool icmp_available() {
   return ping.valid();
 }
 
+std::string plan_problem(const TrafficPlan& plan) {
+  for (size_t i = 0; i < plan.transfer_sets.size(); ++i) {
+    const config::TransferSetPlan& set = plan.transfer_sets[i];
+    if (set.client > set.server) {
+      const auto host = [&](size_t h) { return h < plan.hosts.size() ? plan.hosts[h] : "?"; };
+      return "traffic.transfers[" + std::to_string(i) + "]: from = \"" + host(set.client) +
+             "\" is written after to = \"" + host(set.server) +
+             "\" among the hosts; the live engine opens (and times) a transfer from the host "
+             "written first: write the client's host first, or run it in the simulator";
+    }
+  }
+  for (const config::FloodPlan& f : plan.floods) {
+    if (f.size < static_cast<int64_t>(kFloodHeader) ||
+        f.size > static_cast<int64_t>(kMaxProbeSize)) {
+      return f.name + ": size " + std::to_string(f.size) + " B is not in " +
+             std::to_string(kFloodHeader) + ".." + std::to_string(kMaxProbeSize) +
+             " B (the live engine's datagram header; one datagram per 1500-byte MTU)";
+    }
+  }
+  return "";
+}
+
 report::Run run_traffic(const TrafficPlan& plan, report::RunInfo info,
                         const ClientOptions& options) {
-  if (!plan.floods.empty() || !plan.transfer_sets.empty()) {
-    throw LiveError(
-        "udp_flood, voip and transfers: the live traffic engine does not run them yet "
-        "(simulator only)");
+  if (std::string problem = plan_problem(plan); !problem.empty()) {
+    throw LiveError(problem);
   }
   Engine engine(plan, std::move(info), options);
   return engine.run();

@@ -1,6 +1,7 @@
 #pragma once
 // Traffic on real sockets: the client side of live measurements. Runs a TrafficPlan — TCP bulk
-// flows, ICMP echo and isochronous UDP probes — against a nicsim server (server.h) and returns
+// flows, ICMP echo and isochronous UDP probes, UDP floods and voice streams, request/response
+// transfers — against a nicsim server (server.h) and returns
 // the results in the simulator's shape (report::Run: transfer, intervals, latency_ms, goodput),
 // so `nicsim emulate` and `nicsim rrul HOST` print the same tables and JSON as `nicsim run`.
 //
@@ -24,6 +25,11 @@
 //     report RTT only.
 //   - ICMP echo: a raw socket (root) or an unprivileged ping socket; RTT from the send time to
 //     the kernel's receive stamp of the reply.
+//   - udp_flood / voip: sequence numbers and send times in each datagram; the receiver (the
+//     server's udp sink, reporting each arrival, or this client) stamps arrivals; one-way
+//     delays exact with `shared_clock`, else relative to the smallest measured.
+//   - transfers: one TCP connection per transfer at its arrival time; FCT to the End that
+//     follows the response's last byte.
 //   A probe counts as lost when no answer came and it was sent at least report::kLossHorizon
 //   before the end of the run (report::RunRecorder, as for every back-end).
 
@@ -102,6 +108,13 @@ struct ClientOptions {
 // Whether this process can send ICMP echo requests here (a raw socket, or a ping socket
 // allowed by net.ipv4.ping_group_range).
 bool icmp_available();
+
+// What of the plan the live engine cannot run, as one line naming the [[traffic.*]] entry, or
+// "" (checked by run_traffic; `nicsim emulate` asks before it builds anything): a transfer set
+// whose client (from) is written after its server (to) in the scenario's hosts (the engine
+// opens every connection from the host written first and measures a transfer where it opens
+// it), a flood datagram smaller than the live header (kFloodHeader) or over 1472 bytes.
+std::string plan_problem(const TrafficPlan& plan);
 
 // Runs the plan in the calling thread's network namespace (blocking) and returns what
 // report::RunRecorder made of its samples, under `info` (label, backend, ...). Throws LiveError

@@ -16,7 +16,8 @@ start_server() {
   server_pid=$!
   port=
   for _ in $(seq 1 50); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log")
+    # The background job may not have created the log yet (a loaded machine): not an error.
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/server.log" 2>/dev/null || true)
     [ -n "$port" ] && return 0
     sleep 0.1
   done

@@ -116,7 +116,7 @@ r = reject_reason(s); assert r.startswith("frame.length: 1195725856 exceeds"), r
 s = conn(); s.sendall(struct.pack(">I", 0xFFFFFFFF))
 r = reject_reason(s); assert r == "frame.length: 4294967295 exceeds the largest frame (131074)", r
 s = conn(); s.sendall(struct.pack(">IBB", 13, 1, 1) + bytes([9, 0]) + struct.pack(">II", 1000, 100) + b"\0")
-r = reject_reason(s); assert r == "request.kind: 9 is not 1 (sink), 2 (source) or 3 (echo)", r
+r = reject_reason(s); assert r == "request.kind: 9 is not 1 (sink), 2 (source), 3 (echo), 4 (udp sink), 5 (udp source) or 6 (transfer)", r
 # Slowloris: one byte at a time, slower than the 1 s request timeout allows.
 s = conn(); s.sendall(b"\0")
 t0 = time.monotonic()
