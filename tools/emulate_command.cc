@@ -188,6 +188,17 @@ void define_options(CLI::App& app, EmulateArgs& a) {
          "write every frame entering the emulated wire (both directions, stamped\n"
          "with its first bit's wall-clock time, ns) to FILE (pcap)")
       ->type_name(cli::kFileType);
+  app.add_option_function<std::string>(
+         "--record",
+         [&a](const std::string& v) {
+           if (v.empty()) {
+             throw CLI::ValidationError("--record", "empty file name");
+           }
+           a.session.record = v;
+         },
+         "record every frame the hosts hand to their emulated NICs (input time, host,\n"
+         "length, headers, flow) to FILE (pcapng), for [[traffic.replay]] in nicsim run")
+      ->type_name(cli::kFileType);
   cli::add_choice(app, "--nic", a.nic, {"model", "fifo"},
                   "fifo: replace both NIC models by a txqueuelen-1000 drop-tail FIFO\n"
                   "(diagnostics); model (default): the scenario's");
@@ -241,10 +252,22 @@ emu::EmulationPlan check_request(const EmulateArgs& a, const config::LoadedScena
     std::fprintf(stderr, "nicsim emulate: %s\n", problem.c_str());
     throw Failure{2};
   }
-  if (!a.session.pcap.empty()) {
-    std::FILE* f = std::fopen(a.session.pcap.c_str(), "wb");
+  if (!a.session.record.empty() && plan.runs.size() > 1) {
+    std::fprintf(stderr,
+                 "nicsim emulate: --record records one emulation: choose one of the %zu runs "
+                 "with --run K=V,...\n",
+                 plan.runs.size());
+    throw Failure{2};
+  }
+  for (const auto& [option, path] :
+       {std::pair<const char*, const std::string&>{"--pcap", a.session.pcap},
+        std::pair<const char*, const std::string&>{"--record", a.session.record}}) {
+    if (path.empty()) {
+      continue;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "wb");
     if (f == nullptr) {
-      std::fprintf(stderr, "nicsim emulate: --pcap %s: %s\n", a.session.pcap.c_str(),
+      std::fprintf(stderr, "nicsim emulate: %s %s: %s\n", option, path.c_str(),
                    std::strerror(errno));
       throw Failure{2};
     }
@@ -327,6 +350,7 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
       std::fprintf(stderr, "nicsim emulate: %s: traffic: %s\n", a.scenario[0].c_str(), e.what());
       throw Failure{1};
     }
+    r.queues = result.queues;  // the emulated NICs' queue series, as the simulator's
     report::print(text_stream(a.out), report::format_run_report(r));
     std::fflush(text_stream(a.out));
     const double wall =
@@ -338,6 +362,9 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
     std::fputs(emu::format_session_summary(result).c_str(), stderr);
   } else if (!result.pcap_error.empty()) {
     std::fprintf(stderr, "nicsim emulate: pcap: %s\n", result.pcap_error.c_str());
+  }
+  if (quiet && !result.record_error.empty()) {
+    std::fprintf(stderr, "nicsim emulate: record: %s\n", result.record_error.c_str());
   }
   return result;
 }
@@ -373,7 +400,7 @@ int emulate(EmulateArgs& a, const cli::Invocation& inv) {
       status = result.exit_status;
       break;
     }
-    if (!result.pcap_error.empty()) {
+    if (!result.pcap_error.empty() || !result.record_error.empty()) {
       status = 1;  // frames were lost from the capture: reported above, and not a success
     }
   }

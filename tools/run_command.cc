@@ -68,6 +68,16 @@ std::string quiet_summary(const report::Run& r) {
                   out.empty() ? "" : ", ", l->induced_latency_ms, l->grade.c_str(), l->rpm);
     out += buf;
   }
+  if (out.empty() && !r.queues.empty()) {  // e.g. a [[traffic.replay]]: open loop, queues only
+    out = "largest qdisc backlog";
+    for (const auto& [name, q] : r.queues) {
+      const uint64_t most = q.qdisc_packets.empty()
+                                ? 0
+                                : *std::max_element(q.qdisc_packets.begin(), q.qdisc_packets.end());
+      out += (out.back() == 'g' ? " " : ", ") + name + " " + std::to_string(most) + " frames";
+    }
+    return out;
+  }
   return out.empty() ? "no traffic" : out;
 }
 

@@ -177,6 +177,12 @@ std::string dump(const Scenario& s) {
       out += "cc = " + quote(*c.cc) + "\n";
     }
   }
+  for (const ReplayConfig& c : s.traffic.replay) {
+    out += "\n[[traffic.replay]]\nfile = " + quote(c.file) + "\n";
+    if (c.from) {
+      out += "from = " + quote(*c.from) + "\n";
+    }
+  }
   for (const RrulConfig& p : s.traffic.rrul) {
     if (p.test == "rrul") {
       out += "\n[[traffic.rrul]]\nfrom = " + quote(p.from) + "\nto = " + quote(p.to) + "\n";

@@ -64,4 +64,14 @@ std::unique_ptr<model::Router> make_router(const Network& net, int node) {
   return std::make_unique<model::Router>(p, std::move(nics));
 }
 
+void append_queue_sample(report::QueueSeries& s, Time t, const model::NicQueueSample& n) {
+  s.time_s.push_back(t.to_seconds());
+  s.qdisc_bytes.push_back(n.qdisc_bytes);
+  s.qdisc_packets.push_back(n.qdisc_packets);
+  s.ring_bytes.push_back(n.ring_bytes);
+  s.ring_packets.push_back(n.ring_packets);
+  s.bql_limit_bytes.push_back(n.bql_limit);
+  s.device_fifo_bytes.push_back(n.device_fifo_bytes);
+}
+
 }  // namespace nicsim::config

@@ -11,6 +11,7 @@
 #include "nicsim/config/scenario.h"
 #include "nicsim/model/nic.h"
 #include "nicsim/model/router.h"
+#include "nicsim/report/results.h"
 
 namespace nicsim::config {
 
@@ -29,5 +30,9 @@ int shaping_operations(const QdiscConfig& qdisc);
 // router's CPU, routes from net.egress() as local interface indexes, each interface's
 // qdisc_cost = per_qdisc_op x shaping_operations. The NICs are not attached to wires yet.
 std::unique_ptr<model::Router> make_router(const Network& net, int node);
+
+// Appends the NIC's queue sample at `t` to a results queue series (docs/results.md
+// "queues"): both back-ends sample their NICs with it.
+void append_queue_sample(report::QueueSeries& s, Time t, const model::NicQueueSample& n);
 
 }  // namespace nicsim::config

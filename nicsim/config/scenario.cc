@@ -392,6 +392,54 @@ const TcpConfig& host_tcp(const std::vector<HostConfig>& hosts, const std::strin
       ->tcp;  // read_endpoints checked that the host exists
 }
 
+// [[traffic.replay]]: the file (relative to the scenario's directory) is read and parsed here,
+// so a missing, unreadable or corrupt recording is an error at its `file` key, and back-ends
+// get frames, never paths. Every recorded host must be a host of the scenario.
+ReplayConfig read_replay(TableReader& r, const std::vector<HostConfig>& hosts, const Ctx& ctx) {
+  ReplayConfig c;
+  const std::string written = r.required(r.opt_string("file"), "file");
+  const Location at = r.key_location("file");
+  const std::string key = r.key_path("file");
+  std::filesystem::path p(written);
+  if (p.is_relative()) {
+    p = std::filesystem::path(ctx.file).parent_path() / p;
+  }
+  // Absolute, so the effective configuration (dump, results' config_toml) names the same file
+  // from anywhere.
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(p, ec);
+  c.file = (ec ? p : abs).lexically_normal().string();
+  std::string bytes;
+  try {
+    bytes = read_config_text(c.file, kMaxReplayBytes);
+  } catch (const ConfigError& e) {
+    fail(at, key, c.file + ": " + e.message());
+  }
+  try {
+    c.recording = std::make_shared<const ReplayRecording>(parse_replay(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())));
+  } catch (const ReplayFileError& e) {
+    fail(at, key, c.file + ": " + e.what());
+  }
+  const auto is_host = [&](const std::string& name) {
+    return std::any_of(hosts.begin(), hosts.end(),
+                       [&](const HostConfig& h) { return h.name == name; });
+  };
+  for (const std::string& h : c.recording->hosts) {
+    if (!is_host(h)) {
+      fail(at, key, c.file + ": recorded host " + quote(h) + " is not a host of this scenario");
+    }
+  }
+  if (std::optional<std::string> from = r.opt_string("from")) {
+    const auto& rh = c.recording->hosts;
+    if (std::find(rh.begin(), rh.end(), *from) == rh.end()) {
+      fail(r.key_location("from"), r.key_path("from"), quote(*from) + " sent nothing in " + c.file);
+    }
+    c.from = std::move(from);
+  }
+  return c;
+}
+
 TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
                            const std::vector<RouterConfig>& routers, Duration duration,
                            const Ctx& ctx) {
@@ -529,6 +577,8 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
     }
     out.transfers.push_back(std::move(c));
   });
+  for_each_element(t, "replay", ctx,
+                   [&](TableReader& r) { out.replay.push_back(read_replay(r, hosts, ctx)); });
   // [[traffic.rrul]] and [[traffic.flent]] (rrul or another of flent's tests): one per
   // scenario (its phases are the run's).
   for (const char* kind : {"rrul", "flent"}) {

@@ -12,6 +12,7 @@
 //   [wire]       rate, delay (one way), loss, jitter — the same in both directions
 //   [[traffic.tcp]] [[traffic.ping]] [[traffic.udp_probe]] [[traffic.rrul]]
 //   [[traffic.udp_flood]] [[traffic.voip]] [[traffic.transfers]] [[traffic.flent]]
+//   [[traffic.replay]] (a recorded emulation's frames)
 //   [vary]       "key.path" = [values...]: the cartesian product (first key outermost) becomes
 //                labelled runs
 //   [published]  numbers from the seed report per run selector, for the comparison table
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +38,7 @@
 #include "nicsim/config/network.h"
 #include "nicsim/config/presets.h"
 #include "nicsim/config/qdisc.h"
+#include "nicsim/config/replay_file.h"
 #include "nicsim/core/rate.h"
 #include "nicsim/core/time.h"
 #include "nicsim/model/cpu.h"
@@ -176,6 +179,18 @@ struct TransfersConfig {
   bool operator==(const TransfersConfig&) const = default;
 };
 
+// The frames a recorded emulation handed to its NIC models (`nicsim emulate --record`,
+// config/replay_file.h), injected into the same hosts' NICs at the same times as open-loop
+// packets: the arrival process, without TCP's reaction (docs/emu.md "Replay"). Each frame
+// enters the NIC of the scenario host named like its recorded host; `from` keeps only that
+// host's frames. The file is read and checked when the scenario loads.
+struct ReplayConfig {
+  std::string file;                 // resolved path (relative paths: to the scenario's directory)
+  std::optional<std::string> from;  // only the frames this host sent; none: every host's
+  std::shared_ptr<const ReplayRecording> recording;  // never null once loaded
+  bool operator==(const ReplayConfig& o) const { return file == o.file && from == o.from; }
+};
+
 struct TrafficConfig {
   std::vector<TcpFlowConfig> tcp;
   std::vector<PingConfig> ping;
@@ -184,6 +199,7 @@ struct TrafficConfig {
   std::vector<UdpFloodConfig> udp_flood;
   std::vector<VoipConfig> voip;
   std::vector<TransfersConfig> transfers;
+  std::vector<ReplayConfig> replay;
   bool operator==(const TrafficConfig&) const = default;
 };
 

@@ -52,6 +52,7 @@
 // system call).
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -96,6 +97,14 @@ class WireTap {
  public:
   virtual ~WireTap() = default;
   virtual void on_wire(size_t direction, Time first_bit, const Packet& frame) = 0;
+};
+
+// Sees every frame a host hands to its NIC model, classified, at its input time, just before
+// Nic::send (`nicsim emulate --record`: the arrival process for a replay in the simulator).
+class InputTap {
+ public:
+  virtual ~InputTap() = default;
+  virtual void on_input(size_t host, Time t, const Packet& frame) = 0;
 };
 
 // Where every interface of the emulated network is, resolved from a config::Network and its
@@ -184,6 +193,17 @@ class Datapath {
   const report::LatencyRecorder& release_lateness() const { return lateness_; }
   // Every frame entering any wire is shown to `tap` (nullptr: none). Not owned.
   void set_wire_tap(WireTap* tap);
+  // Every frame a host hands to its NIC is shown to `tap` (nullptr: none). Not owned.
+  void set_input_tap(InputTap* tap) { input_tap_ = tap; }
+  // Queue series: `sample(t)` at t = 0, period, 2 period, ... in model time, each once the
+  // models have run every event due at t and before any frame with a later input time enters
+  // them (advance() stops at each sample time on its way), as the simulator samples. A late
+  // loop still samples the model state at t exactly; what it changes is only when frames enter
+  // (their input times), which the recording keeps.
+  void set_queue_sampler(Duration period, std::function<void(Time)> sample) {
+    sample_period_ = period;
+    sampler_ = std::move(sample);
+  }
 
  private:
   class Sink final : public model::NicSink {
@@ -238,6 +258,8 @@ class Datapath {
   void attach_all(std::vector<std::array<model::Wire::Params, 2>> wires);
   void stamp_input_times(Host& h, size_t n, Time now, int64_t realtime_minus_time_ns) const;
   void send_from_host(size_t host, Packet& p, Time t);
+  void run_due(Time t);
+  void run_passes(Time t);
 
   DatapathLayout layout_;
   std::vector<std::unique_ptr<model::Wire>> wires_;  // by direction
@@ -250,6 +272,11 @@ class Datapath {
   std::vector<DirectionStats> dir_;  // host ends' live counters, by direction
   Time model_time_;
   report::LatencyRecorder lateness_;
+  InputTap* input_tap_ = nullptr;
+  bool time_ordered_ = false;  // routers or USB NICs: run_due steps through event times
+  Duration sample_period_;
+  std::function<void(Time)> sampler_;
+  Time next_sample_;
 };
 
 }  // namespace nicsim::emu

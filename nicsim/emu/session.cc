@@ -16,6 +16,7 @@
 #include "nicsim/emu/busy_poll_port.h"
 #include "nicsim/emu/crash_cleanup.h"
 #include "nicsim/emu/frame_pool.h"
+#include "nicsim/emu/frame_recorder.h"
 #include "nicsim/emu/packet_port.h"
 #include "nicsim/emu/pcap_writer.h"
 #include "nicsim/emu/process.h"
@@ -78,6 +79,10 @@ std::vector<std::string> unsupported_settings(const config::Scenario& s) {
     if (!(h.tcp == config::TcpConfig{})) {
       note(k + ".tcp", "TCP settings are not applied to the hosts' kernels yet");
     }
+  }
+  for (size_t i = 0; i < s.traffic.replay.size(); ++i) {
+    note("traffic.replay[" + std::to_string(i) + "]",
+         "a recording is replayed by nicsim run only (the emulator's hosts make their own frames)");
   }
   return out;
 }
@@ -408,6 +413,22 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   if (pcap) {
     datapath->set_wire_tap(pcap.get());
   }
+  std::unique_ptr<FrameRecorder> recorder;
+  if (!opt.record.empty()) {
+    std::vector<std::string> host_names;
+    for (const config::HostConfig& h : sc.hosts) {
+      host_names.push_back(h.name);
+    }
+    recorder =
+        std::make_unique<FrameRecorder>(opt.record, host_names, clock.realtime_minus_time_ns());
+    datapath->set_input_tap(recorder.get());
+  }
+  datapath->set_queue_sampler(opt.queue_sample, [&result, &datapath](Time t) {
+    for (size_t i = 0; i < datapath->layout().interfaces.size(); ++i) {
+      config::append_queue_sample(result.queues[result.interfaces[i]], t,
+                                  datapath->nic(i).queue_sample());
+    }
+  });
   if (opt.on_ready) {
     opt.on_ready(*topo);
   }
@@ -459,6 +480,10 @@ SessionResult run_session(const config::Run& run, const SessionOptions& opt) {
   }
 
   datapath.reset();
+  if (recorder) {
+    result.record_frames = recorder->frames();
+    result.record_error = recorder->close();
+  }
   if (pcap) {
     result.pcap_frames = pcap->frames();
     result.pcap_error = pcap->close();

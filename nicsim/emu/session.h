@@ -20,6 +20,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,12 @@ struct SessionOptions {
   int64_t txqueuelen = 1000;  // WireOnlyNic FIFO (frames)
   // Non-empty: write every frame entering the emulated wire (both directions) to this pcap.
   std::string pcap;
+  // Non-empty: record every frame the hosts hand to their emulated NICs (input time, host,
+  // length, headers, classification) to this pcapng file, for [[traffic.replay]] in nicsim run.
+  std::string record;
+  // The NICs' queue series (SessionResult::queues) are sampled this often in model time, as
+  // the simulator's SimOptions::queue_sample.
+  Duration queue_sample = Duration::ms(10);
   // One-line notices (removed leftovers, settings not honoured yet, ...). May be empty.
   std::function<void(const std::string&)> notice;
   // Called once the topology is up, before any command starts (tests, verbose output, the
@@ -97,7 +104,12 @@ struct SessionResult {
   std::vector<model::Wire::Stats> wires;
   std::vector<RouterResult> routers;
   uint64_t pcap_frames = 0;
-  std::string pcap_error;                 // "" or why the pcap file is incomplete
+  std::string pcap_error;      // "" or why the pcap file is incomplete
+  uint64_t record_frames = 0;  // --record: frames written
+  std::string record_error;    // "" or why the recording is incomplete
+  // Queue series per interface label (docs/results.md "queues"), sampled every
+  // SessionOptions::queue_sample of model time from time 0 to the end of the run.
+  std::map<std::string, report::QueueSeries> queues;
   std::vector<std::string> hosts;         // per host: its label (as its interface's)
   std::vector<PortStats> ports;           // per host
   report::LatencyStats timer_error;       // wake-up minus deadline (ms units, as LatencyStats)

@@ -76,6 +76,11 @@ std::string format_session_summary(const SessionResult& r) {
            static_cast<unsigned long long>(rr.stats.ttl_expired),
            static_cast<unsigned long long>(rr.stats.egress_refused), rr.cpu.busy.to_seconds());
   }
+  if (!r.record_error.empty()) {
+    append(out, "record: %s\n", r.record_error.c_str());
+  } else if (r.record_frames > 0) {
+    append(out, "record: %llu frames written\n", static_cast<unsigned long long>(r.record_frames));
+  }
   if (!r.pcap_error.empty()) {
     append(out, "pcap: %s\n", r.pcap_error.c_str());
   } else if (r.pcap_frames > 0) {

@@ -1,5 +1,7 @@
 #include "nicsim/sim/endpoints.h"
 
+#include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace nicsim::sim {
@@ -104,6 +106,45 @@ std::unique_ptr<Flood> make_flood(const config::FloodPlan& fp, uint32_t index) {
   return f;
 }
 
+// One source per (replay entry, recorded host that sent frames), in entry then host order;
+// recorded host indexes are mapped to the scenario's by name (the loader checked the names).
+void add_replays(const config::Scenario& s, std::vector<std::unique_ptr<ReplaySource>>& out) {
+  const auto host_index = [&s](const std::string& name) {
+    for (size_t i = 0; i < s.hosts.size(); ++i) {
+      if (s.hosts[i].name == name) {
+        return static_cast<int>(i);
+      }
+    }
+    throw std::invalid_argument("replay: recorded host '" + name + "' is not in the scenario");
+  };
+  for (const config::ReplayConfig& r : s.traffic.replay) {
+    const config::ReplayRecording& rec = *r.recording;
+    std::vector<int> map;
+    for (const std::string& h : rec.hosts) {
+      map.push_back(host_index(h));
+    }
+    for (size_t h = 0; h < rec.hosts.size(); ++h) {
+      if (r.from && *r.from != rec.hosts[h]) {
+        continue;
+      }
+      auto src = std::make_unique<ReplaySource>();
+      src->from = map[h];
+      for (config::ReplayFrame f : rec.frames) {
+        if (f.host != h) {
+          continue;
+        }
+        f.time_ns = std::max<int64_t>(f.time_ns, 0);
+        f.to = f.to == config::kReplayNoHost ? config::kReplayNoHost
+                                             : static_cast<uint16_t>(map[f.to]);
+        src->frames.push_back(f);
+      }
+      if (!src->frames.empty()) {
+        out.push_back(std::move(src));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 uint32_t flow_hash(uint32_t flow, uint32_t salt) {
@@ -132,6 +173,7 @@ Endpoints::Endpoints(const config::Scenario& s, const config::TrafficPlan& plan)
   for (const config::FloodPlan& f : plan.floods) {
     floods_.push_back(make_flood(f, static_cast<uint32_t>(floods_.size())));
   }
+  add_replays(s, replays_);
 }
 
 std::vector<report::FlowCounters> Endpoints::flow_counters() const {

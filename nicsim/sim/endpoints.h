@@ -93,6 +93,19 @@ struct Flood {
   Time next_send() const { return start + rate.transmit_time(sent * size); }
 };
 
+// A [[traffic.replay]]'s frames sent by one host (config/replay_file.h): each enters the host's
+// NIC at its recorded time with the recorded length, priority, TOS, flow hash and GSO shape,
+// open loop (nobody answers; the receiving host ignores it). `to` is already the scenario's
+// host index (config::kReplayNoHost: no host, which no router routes).
+struct ReplaySource {
+  int from = 0;
+  std::vector<config::ReplayFrame> frames;  // in time order
+  size_t next = 0;
+  Time next_send() const {
+    return next < frames.size() ? Time::from_ns(frames[next].time_ns) : Time::max();
+  }
+};
+
 class Endpoints {
  public:
   // Throws InvalidParams for TCP settings the model refuses.
@@ -104,6 +117,7 @@ class Endpoints {
   const std::vector<std::unique_ptr<Probe>>& probes() const { return probes_; }
   std::vector<std::unique_ptr<Flood>>& floods() { return floods_; }
   const std::vector<std::unique_ptr<Flood>>& floods() const { return floods_; }
+  std::vector<std::unique_ptr<ReplaySource>>& replays() { return replays_; }
 
   // Every flow's counters now / at the end, in plan order (report::RunRecorder).
   std::vector<report::FlowCounters> flow_counters() const;
@@ -115,6 +129,7 @@ class Endpoints {
   std::vector<std::unique_ptr<TcpFlow>> flows_;
   std::vector<std::unique_ptr<Probe>> probes_;
   std::vector<std::unique_ptr<Flood>> floods_;
+  std::vector<std::unique_ptr<ReplaySource>> replays_;
   size_t bulk_flows_ = 0;  // flows_[0, bulk_flows_) are the plan's flows; then the transfers
   std::vector<config::TransferSetPlan> transfer_sets_;
 };

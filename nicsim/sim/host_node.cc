@@ -44,7 +44,13 @@ void HostNode::add_endpoints() {
       flooding_.push_back(f.get());
     }
   }
-  const size_t endpoints = sending_.size() + receiving_.size() + probing_.size() + flooding_.size();
+  for (auto& r : ctx_.endpoints.replays()) {
+    if (r->from == index_) {
+      replaying_.push_back(r.get());
+    }
+  }
+  const size_t endpoints =
+      sending_.size() + receiving_.size() + probing_.size() + flooding_.size() + replaying_.size();
   due_.assign(endpoints, Time::max());
   retime_.resize(endpoints);
   may_output_.resize(endpoints);
@@ -147,6 +153,20 @@ void HostNode::send_flood_packet(Flood& flood, uint64_t seq, Time sent, Time now
                          tos_of(flood.dscp, Ecn::kNotEct), handle, flood.to, now);
   if (nic_->send(std::move(p), now) == Verdict::kDropped) {
     ctx_.meta.unref(handle, 2);
+  }
+}
+
+// The replayed frames due by `now`, as the emulator handed them to this host's NIC
+// (emu::Datapath::send_from_host: its classification, a run-unique id, the creation stamp).
+// A frame the qdisc refuses is lost, as in the emulation.
+void HostNode::send_replayed(ReplaySource& r, Time now) {
+  for (; r.next < r.frames.size() && r.next_send() <= now; ++r.next) {
+    const config::ReplayFrame& f = r.frames[r.next];
+    Packet p = make_packet(f.len, f.flow_hash, f.flow_hash, f.tos, 0, f.to, now);
+    p.priority = f.priority;  // as recorded (rt_tos2priority of the TOS for IPv4 frames)
+    p.gso_segs = f.gso_segs;
+    p.gso_size = f.gso_size;
+    nic_->send(std::move(p), now);
   }
 }
 
@@ -382,6 +402,10 @@ Time HostNode::endpoint_time(size_t e) const {
     const Probe& p = *probing_[e - tcp];
     return p.next_send < p.stop ? p.next_send : Time::max();
   }
+  const size_t floods = tcp + probing_.size() + flooding_.size();
+  if (e >= floods) {
+    return replaying_[e - floods]->next_send();
+  }
   const Flood& f = *flooding_[e - tcp - probing_.size()];
   const Time next = f.next_send();
   return next < f.stop ? next : Time::max();
@@ -457,6 +481,11 @@ std::optional<Time> HostNode::scan_next_time() const {
       take(f->next_send());
     }
   }
+  for (const ReplaySource* r : replaying_) {
+    if (r->next < r->frames.size()) {
+      take(r->next_send());
+    }
+  }
   if (t && *t > ctx_.end) {
     return std::nullopt;  // nothing after the end of the run matters
   }
@@ -489,6 +518,9 @@ void HostNode::run_endpoint(size_t e, Time now) {
     }
     f.receiver.advance(now);
     touch_receiver(f);
+  } else if (e >= tcp + probing_.size() + flooding_.size()) {
+    send_replayed(*replaying_[e - tcp - probing_.size() - flooding_.size()], now);
+    retime_.insert(e);
   } else if (e >= tcp + probing_.size()) {
     Flood& f = *flooding_[e - tcp - probing_.size()];
     for (Time t = f.next_send(); t <= now && t < f.stop; t = f.next_send()) {

@@ -23,6 +23,9 @@
 //    SYN-ACK, ACK + request, data); the small frames' sizes differ by a few bytes.
 //  * UDP floods (udp_flood): datagrams at a constant rate, never answered; a datagram the local
 //    qdisc refuses is lost (the application does not block: iperf -u with ENOBUFS ignored).
+//  * Replays ([[traffic.replay]]): a recorded emulation's frames enter the NIC at their recorded
+//    times with the recorded sizes, priorities, TOS and flow hashes; no metadata, so the
+//    receiving host ignores them (sim::ReplaySource).
 // Every packet carries its destination host (Packet::dst_host) for the routers on its path.
 // Priority (skb->priority, pfifo_fast bands) follows the packet's TOS as the IPv4 stack does.
 
@@ -89,6 +92,7 @@ class HostNode final : public Node, public model::NicSink {
                          Time forward_arrival, Time now);
   void send_flood_packet(Flood& flood, uint64_t seq, Time sent, Time now);
   void send_transfer_request(TcpFlow& f, Time now);
+  void send_replayed(ReplaySource& r, Time now);
   void drain_outputs(Time now);
   void on_delivered(Packet&& frame, Time now);
   void record_rx_latency(const Packet& frame);
@@ -113,15 +117,16 @@ class HostNode final : public Node, public model::NicSink {
   // so neither vector gives its buffer back to the allocator).
   std::vector<Delivered> delivered_work_;
   std::vector<std::pair<model::TxRelease, Time>> released_work_;
-  std::vector<TcpFlow*> sending_;    // flows whose sender lives here
-  std::vector<TcpFlow*> receiving_;  // flows whose receiver lives here
-  std::vector<Probe*> probing_;      // probes sent from here
-  std::vector<Flood*> flooding_;     // floods sent from here
+  std::vector<TcpFlow*> sending_;         // flows whose sender lives here
+  std::vector<TcpFlow*> receiving_;       // flows whose receiver lives here
+  std::vector<Probe*> probing_;           // probes sent from here
+  std::vector<Flood*> flooding_;          // floods sent from here
+  std::vector<ReplaySource*> replaying_;  // replayed frames sent from here
   // Wake-up bookkeeping (next_time): endpoint e is sending_[e]'s sender, then receiving_'s
-  // receivers, then probing_'s probes, then flooding_'s floods. An endpoint's state changes only
-  // through calls made while a host runs, and every such call marks it (touch_sender /
-  // touch_receiver), so `due_` is re-read only for marked endpoints and only they are drained of
-  // output.
+  // receivers, then probing_'s probes, then flooding_'s floods, then replaying_'s sources. An
+  // endpoint's state changes only through calls made while a host runs, and every such call marks
+  // it (touch_sender / touch_receiver), so `due_` is re-read only for marked endpoints and only
+  // they are drained of output.
   std::vector<Time> due_;       // each endpoint's next time; Time::max(): none
   Time due_min_ = Time::max();  // the earliest of `due_` (as of the last refresh_due)
   IndexSet retime_;             // endpoints whose `due_` must be re-read

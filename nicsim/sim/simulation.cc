@@ -80,15 +80,7 @@ class Sampler final : public Process {
  private:
   void sample_queues(Time now) {
     for (const Queue& q : queues_) {
-      const model::NicQueueSample n = q.nic->queue_sample();
-      report::QueueSeries& s = series_[q.key];
-      s.time_s.push_back(now.to_seconds());
-      s.qdisc_bytes.push_back(n.qdisc_bytes);
-      s.qdisc_packets.push_back(n.qdisc_packets);
-      s.ring_bytes.push_back(n.ring_bytes);
-      s.ring_packets.push_back(n.ring_packets);
-      s.bql_limit_bytes.push_back(n.bql_limit);
-      s.device_fifo_bytes.push_back(n.device_fifo_bytes);
+      config::append_queue_sample(series_[q.key], now, q.nic->queue_sample());
     }
   }
 

@@ -59,6 +59,10 @@ complete_words() {  # words typed (the last one is completed) -> COMPREPLY, one 
 [ "$(complete_words plot r.json --kind "" | tr '\n' ' ')" = "totals cdf compare sweep tradeoff knee " ] \
   || fail "--kind values: $(complete_words plot r.json --kind "")"
 [ "$(complete_words emulate s.toml --nic f)" = "fifo" ] || fail "--nic f"
+[ "$(complete_words emulate s.toml --rec)" = "--record" ] || fail "--rec: $(complete_words emulate s.toml --rec)"
+[ "$(complete_words emulate s.toml --record s.t)" = "s.toml" ] || fail "--record takes a file"
+[[ "$("$nicsim" emulate --help)" == *"--record FILE"*"[[traffic.replay]]"* ]] \
+  || fail "emulate --help lacks --record FILE"
 [ "$(complete_words run s.t)" = "s.toml" ] || fail "scenario file: $(complete_words run s.t)"
 [ "$(complete_words topology s.t)" = "s.toml" ] || fail "topology: $(complete_words topology s.t)"
 [ "$(complete_words topology s.toml --d)" = "--dot" ] || fail "topology --d"
