@@ -36,22 +36,12 @@ struct FlentTestArgs {
   Duration length = Duration::s(60);  // flent -l
   Duration delay = Duration::s(5);    // flent --delay
   Duration step = Duration::ms(200);  // flent -s
-  int64_t streams = 4;                // -t upload_streams / download_streams / bidir_streams
-  std::string markings;               // -t markings (rrul_var)
-  std::optional<Rate> rate;           // -t udp_bandwidth (udp_flood); bursts' rate
-  std::optional<int64_t> size;        // -t udp_pktsize (udp_flood)
+  FlentParams params;                 // flent's -t test parameters
   bool emulate = false;
   bool quiet = false;
   std::optional<uint64_t> seed;
   OutputOptions out;
 };
-
-int list_tests() {
-  for (const config::FlentTestInfo& t : config::flent_tests()) {
-    std::printf("%-18s %s\n", std::string(t.name).c_str(), std::string(t.description).c_str());
-  }
-  return 0;
-}
 
 int run_test(const FlentTestArgs& a, const cli::Invocation& inv) {
   if (a.name.empty() || a.scenario.empty()) {
@@ -59,14 +49,7 @@ int run_test(const FlentTestArgs& a, const cli::Invocation& inv) {
   }
   const std::string& name = a.name;
   const std::string& file = a.scenario;
-  const config::FlentTestInfo* info = config::find_flent_test(name);
-  if (info == nullptr) {
-    std::string names;
-    for (const config::FlentTestInfo& t : config::flent_tests()) {
-      names += (names.empty() ? "" : ", ") + std::string(t.name);
-    }
-    throw cli::UsageError("unknown flent test '" + name + "' (presets: " + names + ")");
-  }
+  const config::FlentTestInfo* info = &flent_test_or_usage(name);
   if (const std::string problem = output_problem(a.out); !problem.empty()) {
     std::fprintf(stderr, "nicsim flent-test: %s\n", problem.c_str());
     return 2;
@@ -82,16 +65,10 @@ int run_test(const FlentTestArgs& a, const cli::Invocation& inv) {
   t.load = a.length;
   t.probe_interval = a.step;
   t.bin = a.step;
-  t.streams = info->streams ? a.streams : 1;
-  t.rate = a.rate;
-  t.size = a.size;
-  if (!a.markings.empty()) {
-    try {
-      t.markings = config::parse_flent_markings(a.markings);
-    } catch (const std::invalid_argument& e) {
-      throw cli::UsageError(std::string("--markings: ") + e.what());
-    }
-  }
+  t.streams = info->streams ? a.params.streams : 1;
+  t.rate = a.params.rate;
+  t.size = a.params.size;
+  t.markings = markings_or_usage(a.params.markings);
   const auto with_test = [&](config::Scenario& s) {
     t.from = s.hosts.at(0).name;
     t.to = s.hosts.at(1).name;
@@ -132,6 +109,61 @@ int run_test(const FlentTestArgs& a, const cli::Invocation& inv) {
 
 }  // namespace
 
+int print_flent_tests() {
+  for (const config::FlentTestInfo& t : config::flent_tests()) {
+    std::printf("%-18s %s\n", std::string(t.name).c_str(), std::string(t.description).c_str());
+  }
+  return 0;
+}
+
+const config::FlentTestInfo& flent_test_or_usage(const std::string& name) {
+  const config::FlentTestInfo* info = config::find_flent_test(name);
+  if (info == nullptr) {
+    std::string names;
+    for (const config::FlentTestInfo& t : config::flent_tests()) {
+      names += (names.empty() ? "" : ", ") + std::string(t.name);
+    }
+    throw cli::UsageError("unknown flent test '" + name + "' (presets: " + names + ")");
+  }
+  return *info;
+}
+
+std::vector<uint8_t> markings_or_usage(const std::string& list) {
+  if (list.empty()) {
+    return {};
+  }
+  try {
+    return config::parse_flent_markings(list);
+  } catch (const std::invalid_argument& e) {
+    throw cli::UsageError(std::string("--markings: ") + e.what());
+  }
+}
+
+void add_flent_params(CLI::App& app, FlentParams& p) {
+  app.add_option("--streams", p.streams, "streams of tcp_nup / tcp_ndown / rrul_var (default 4)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}));
+  app.add_option("--markings", p.markings,
+                 "rrul_var: each stream's DSCP, e.g. CS0,CS1,EF (flent -t markings; default CS0)")
+      ->type_name("LIST");
+  app.add_option_function<std::string>(
+         "--rate",
+         [&p](const std::string& v) {
+           const config::Parsed<Rate> r = config::parse_rate(v);
+           if (!r || r.value().is_zero()) {
+             throw CLI::ValidationError("--rate", r ? "must be > 0" : r.error());
+           }
+           p.rate = r.value();
+         },
+         "udp_flood: the flood's rate (flent -t udp_bandwidth; default 1Mbit, iperf's);\n"
+         "bursts: the bursts' rate (default 100Mbit)")
+      ->type_name("RATE");
+  app.add_option("--size", p.size,
+                 "udp_flood: UDP payload bytes (flent -t udp_pktsize; default 1470, iperf's)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(int64_t{32}, int64_t{1472}));
+}
+
 cli::Action define_flent_test(CLI::App& app, const cli::Invocation& inv) {
   auto a = std::make_shared<FlentTestArgs>();
   app.description(
@@ -153,35 +185,14 @@ cli::Action define_flent_test(CLI::App& app, const cli::Invocation& inv) {
                     Duration::ms(1));
   cli::add_duration(app, "--step", a->step, "probe interval and bins (flent -s; default 200ms)",
                     Duration::ms(10));
-  app.add_option("--streams", a->streams, "streams of tcp_nup / tcp_ndown / rrul_var (default 4)")
-      ->type_name("N")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}));
-  app.add_option("--markings", a->markings,
-                 "rrul_var: each stream's DSCP, e.g. CS0,CS1,EF (flent -t markings; default CS0)")
-      ->type_name("LIST");
-  app.add_option_function<std::string>(
-         "--rate",
-         [a](const std::string& v) {
-           const config::Parsed<Rate> r = config::parse_rate(v);
-           if (!r || r.value().is_zero()) {
-             throw CLI::ValidationError("--rate", r ? "must be > 0" : r.error());
-           }
-           a->rate = r.value();
-         },
-         "udp_flood: the flood's rate (flent -t udp_bandwidth; default 1Mbit, iperf's);\n"
-         "bursts: the bursts' rate (default 100Mbit)")
-      ->type_name("RATE");
-  app.add_option("--size", a->size,
-                 "udp_flood: UDP payload bytes (flent -t udp_pktsize; default 1470, iperf's)")
-      ->type_name("BYTES")
-      ->check(CLI::Range(int64_t{32}, int64_t{1472}));
+  add_flent_params(app, a->params);
   app.add_flag("--emulate", a->emulate,
                "run it in the emulator (`nicsim emulate`'s own traffic: real sockets across\n"
                "the emulated network; needs root)");
   app.add_flag("--quiet", a->quiet, "--emulate: no notices or summary on stderr");
   cli::add_seed(app, a->seed, "override the scenario's seed");
   add_output_options(app, a->out);
-  return [a, inv] { return a->list ? list_tests() : run_test(*a, inv); };
+  return [a, inv] { return a->list ? print_flent_tests() : run_test(*a, inv); };
 }
 
 }  // namespace nicsim::tools

@@ -30,6 +30,7 @@
 #include "nicsim/live/traffic.h"
 #include "nicsim/report/json.h"
 #include "nicsim/report/text.h"
+#include "tools/flent_test_command.h"
 #include "tools/results_output.h"
 
 namespace nicsim::tools {
@@ -238,10 +239,7 @@ cli::Action define_test(CLI::App& app, const cli::Invocation& inv) {
     std::vector<std::string> hosts;
     bool list = false;
     live::RrulOptions o;
-    std::string markings;
-    std::optional<Rate> rate;
-    std::optional<int64_t> size;
-    int64_t streams = 4;
+    FlentParams params;
     std::string secret;
     OutputOptions out;
     bool quiet = false;
@@ -270,47 +268,19 @@ cli::Action define_test(CLI::App& app, const cli::Invocation& inv) {
                     Duration::ms(1));
   cli::add_duration(app, "--interval", a->o.interval,
                     "throughput bins (default 200ms, down to 10ms)", Duration::ms(10));
-  app.add_option("--streams", a->streams, "streams of tcp_nup / tcp_ndown / rrul_var (default 4)")
-      ->type_name("N")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}));
-  app.add_option("--markings", a->markings, "rrul_var: each stream's DSCP, e.g. CS0,CS1,EF")
-      ->type_name("LIST");
-  app.add_option_function<std::string>(
-         "--rate",
-         [a](const std::string& v) {
-           const config::Parsed<Rate> r = config::parse_rate(v);
-           if (!r || r.value().is_zero()) {
-             throw CLI::ValidationError("--rate", r ? "must be > 0" : r.error());
-           }
-           a->rate = r.value();
-         },
-         "udp_flood: the flood's rate (default 1Mbit); bursts: the bursts' (100Mbit)")
-      ->type_name("RATE");
-  app.add_option("--size", a->size, "udp_flood: UDP payload bytes (default 1470)")
-      ->type_name("BYTES")
-      ->check(CLI::Range(int64_t{32}, int64_t{1472}));
+  add_flent_params(app, a->params);
   add_cc_option(app, a->o.cc, "congestion control of the flows (default: each sender's)");
   add_secret_option(app, a->secret, "the server's shared secret (its --secret-file)");
   add_output_options(app, a->out);
   app.add_flag("--quiet", a->quiet, "no notices on stderr");
   return [a, inv] {
     if (a->list) {
-      for (const config::FlentTestInfo& t : config::flent_tests()) {
-        std::printf("%-18s %s\n", std::string(t.name).c_str(), std::string(t.description).c_str());
-      }
-      return 0;
+      return print_flent_tests();
     }
-    const config::FlentTestInfo* info = config::find_flent_test(a->name);
     if (a->name.empty()) {
       throw cli::UsageError("expected NAME HOST (or --list)");
     }
-    if (info == nullptr) {
-      std::string names;
-      for (const config::FlentTestInfo& t : config::flent_tests()) {
-        names += (names.empty() ? "" : ", ") + std::string(t.name);
-      }
-      throw cli::UsageError("unknown flent test '" + a->name + "' (presets: " + names + ")");
-    }
+    const config::FlentTestInfo* info = &flent_test_or_usage(a->name);
     if (info->servers) {
       if (a->hosts.size() < 2 || a->hosts.size() > config::kRttFairMaxServers) {
         throw cli::UsageError(a->name + " needs 2 to 4 HOSTs (flent's HOSTS), got " +
@@ -320,19 +290,13 @@ cli::Action define_test(CLI::App& app, const cli::Invocation& inv) {
       cli::the_one(a->hosts, "HOST (the machine running `nicsim server`)");
     }
     LiveTest t{a->name, a->hosts, a->o, {}};
-    t.params.streams = info->streams ? a->streams : 1;
-    if (!a->markings.empty()) {
-      try {
-        t.params.markings = config::parse_flent_markings(a->markings);
-      } catch (const std::invalid_argument& e) {
-        throw cli::UsageError(std::string("--markings: ") + e.what());
-      }
+    t.params.streams = info->streams ? a->params.streams : 1;
+    t.params.markings = markings_or_usage(a->params.markings);
+    if (a->params.rate) {
+      t.params.udp_rate = *a->params.rate;
+      t.params.burst_rate = *a->params.rate;
     }
-    if (a->rate) {
-      t.params.udp_rate = *a->rate;
-      t.params.burst_rate = *a->rate;
-    }
-    t.params.udp_size = a->size.value_or(t.params.udp_size);
+    t.params.udp_size = a->params.size.value_or(t.params.udp_size);
     return measure("test", t, a->secret, a->out, a->quiet, inv);
   };
 }

@@ -33,7 +33,9 @@
 //   rtt_fair           per server HOSTS[i] (up to four, as flent's HOSTS[:4]) one upload and one
 //                      download labelled BE1, BE2, BK1, BK2 (CS0, CS0, CS1, CS1) and an ICMP ping
 //                      ICMP1..4: "TCP upload BE1 s1", "Ping (ms) ICMP1 s1" (rtt_fair.conf,
-//                      rtt_fair.inc). Needs at least two servers (a network's hosts).
+//                      rtt_fair.inc). Needs at least two servers (a network's hosts); with
+//                      two or three they are repeated in order up to four, as flent fills
+//                      its HOSTS up to four (min_host_count(4))
 
 #include <cstdint>
 #include <string>

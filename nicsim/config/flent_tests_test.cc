@@ -192,6 +192,15 @@ TEST(FlentTests, RttFairRunsAgainstEachServer) {
   EXPECT_EQ(probe_names(p), (std::vector<std::string>{"Ping (ms) ICMP1 s1", "Ping (ms) ICMP2 s2",
                                                       "Ping (ms) ICMP3 s3", "Ping (ms) ICMP4 s4"}));
   EXPECT_EQ(p.probes[2].to, 3u);
+  TrafficPlan two;
+  two.hosts = {"c", "near", "far"};
+  FlentTestPlan t2 = test_plan("rtt_fair");
+  t2.servers = {1, 2};
+  add_flent_test(two, t2);  // repeated up to flent's four HOSTS
+  EXPECT_EQ(probe_names(two),
+            (std::vector<std::string>{"Ping (ms) ICMP1 near", "Ping (ms) ICMP2 far",
+                                      "Ping (ms) ICMP3 near", "Ping (ms) ICMP4 far"}));
+  EXPECT_EQ(two.flows[4].name, "TCP upload BK1 near");
   TrafficPlan one;
   FlentTestPlan t1 = test_plan("rtt_fair");
   t1.servers = {1};

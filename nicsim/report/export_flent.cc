@@ -345,14 +345,18 @@ Json flent_seconds(double s) {
   return std::abs(s - whole) < 1e-9 ? Json(static_cast<int64_t>(whole)) : Json(s);
 }
 
-// flent's HOSTS: rtt_fair's servers, in the order of their pings; else host b.
+// flent's HOSTS: rtt_fair's servers in the order of their pings ("Ping (ms) ICMP<i> <host>",
+// rtt_fair.inc: the series are named after HOSTS[i], and flent re-reads the test with them);
+// else host b.
 Json flent_hosts(const Run& run) {
   Json hosts = Json::array();
   if (run.flent_test == "rtt_fair") {
+    const std::string prefix = "Ping (ms) ICMP";
     for (const auto& [name, p] : run.latency_ms) {
-      (void)name;
-      if (!p.to.empty()) {
-        hosts.push_back(p.to);
+      (void)p;
+      const size_t space = name.find(' ', prefix.size());
+      if (name.rfind(prefix, 0) == 0 && space != std::string::npos) {
+        hosts.push_back(name.substr(space + 1));
       }
     }
   }
