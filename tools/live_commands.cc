@@ -109,6 +109,25 @@ void add_secret_option(CLI::App& app, std::string& target, const std::string& he
       ->type_name("FILE");
 }
 
+// The options `nicsim rrul` and `nicsim test` share: timing (flent's -l, --delay, -s), the
+// throughput bins, the flows' congestion control, the server's secret, outputs, --quiet.
+void add_live_test_options(CLI::App& app, live::RrulOptions& o, std::string& secret,
+                           OutputOptions& out, bool& quiet) {
+  cli::add_duration(app, "--duration", o.load, "load phase (flent -l; default 60s)",
+                    Duration::zero(), true);
+  cli::add_duration(app, "--idle", o.idle,
+                    "idle phase before and after the load (flent --delay; default 5s)");
+  cli::add_duration(app, "--probe-interval", o.probe_interval,
+                    "latency probe interval (flent -s; default 200ms, down to 1ms)",
+                    Duration::ms(1));
+  cli::add_duration(app, "--interval", o.interval, "throughput bins (default 200ms, down to 10ms)",
+                    Duration::ms(10));
+  add_cc_option(app, o.cc, "congestion control of the flows (default: each sender's)");
+  add_secret_option(app, secret, "the server's shared secret (its --secret-file)");
+  add_output_options(app, out);
+  app.add_flag("--quiet", quiet, "no notices on stderr");
+}
+
 }  // namespace
 
 cli::Action define_server(CLI::App& app, const cli::Invocation&) {
@@ -216,17 +235,7 @@ cli::Action define_rrul(CLI::App& app, const cli::Invocation& inv) {
       "ICMP needs root (raw socket) or net.ipv4.ping_group_range; without either the ping\n"
       "probe is left out with a notice. SIGINT stops early and reports what was measured.");
   app.add_option("HOST", a->host, "the machine running `nicsim server`")->type_name("HOST[:PORT]");
-  cli::add_duration(app, "--duration", a->o.load, "load phase (default 60s)", Duration::zero(),
-                    true);
-  cli::add_duration(app, "--idle", a->o.idle, "idle phase before and after the load (default 5s)");
-  cli::add_duration(app, "--probe-interval", a->o.probe_interval,
-                    "latency probe interval (default 200ms, down to 1ms)", Duration::ms(1));
-  cli::add_duration(app, "--interval", a->o.interval,
-                    "throughput bins (default 200ms, down to 10ms)", Duration::ms(10));
-  add_cc_option(app, a->o.cc, "congestion control of all eight flows (default: each sender's)");
-  add_secret_option(app, a->secret, "the server's shared secret (its --secret-file)");
-  add_output_options(app, a->out);
-  app.add_flag("--quiet", a->quiet, "no notices on stderr");
+  add_live_test_options(app, a->o, a->secret, a->out, a->quiet);
   return [a, inv] {
     cli::the_one(a->host, "HOST (the machine running `nicsim server`)");
     return rrul(a->host[0], a->o, a->secret, a->out, a->quiet, inv);
@@ -259,20 +268,8 @@ cli::Action define_test(CLI::App& app, const cli::Invocation& inv) {
   app.add_option("HOST", a->hosts, "the machine(s) running `nicsim server`")
       ->type_name("HOST[:PORT]");
   app.add_flag("--list", a->list, "list the tests and exit");
-  cli::add_duration(app, "--duration", a->o.load, "load phase (flent -l; default 60s)",
-                    Duration::zero(), true);
-  cli::add_duration(app, "--idle", a->o.idle,
-                    "idle phase before and after the load (flent --delay; default 5s)");
-  cli::add_duration(app, "--probe-interval", a->o.probe_interval,
-                    "latency probe interval (flent -s; default 200ms, down to 1ms)",
-                    Duration::ms(1));
-  cli::add_duration(app, "--interval", a->o.interval,
-                    "throughput bins (default 200ms, down to 10ms)", Duration::ms(10));
   add_flent_params(app, a->params);
-  add_cc_option(app, a->o.cc, "congestion control of the flows (default: each sender's)");
-  add_secret_option(app, a->secret, "the server's shared secret (its --secret-file)");
-  add_output_options(app, a->out);
-  app.add_flag("--quiet", a->quiet, "no notices on stderr");
+  add_live_test_options(app, a->o, a->secret, a->out, a->quiet);
   return [a, inv] {
     if (a->list) {
       return print_flent_tests();
