@@ -12,9 +12,6 @@ namespace {
 constexpr uint8_t kCs1 = 8;
 constexpr uint8_t kCs6 = 48;
 constexpr uint8_t kEf = 46;
-// bursts.conf's defaults: burst_length 5 s, burst_psize 500 B.
-constexpr Duration kBurstLength = Duration::s(5);
-constexpr int64_t kBurstSize = 500;
 
 const std::vector<FlentTestInfo> kTests = {
     {"rrul", "4 up + 4 down TCP marked BE, BK, CS5, EF; UDP EF, BK, BE and ICMP pings", false},
@@ -132,11 +129,12 @@ void add_bursts(Ctx& c) {
   c.probe_to(c.t.server, "udp_bk", false, kCs1, end);
   c.probe_to(c.t.server, "udp_be", false, 0, end);
   c.probe_to(c.t.server, "ping", true, 0, end);
-  const Duration period = c.delay() + kBurstLength;
+  const Duration period = c.delay() + kFlentBurstLength;
   const int64_t bursts = period > Duration::zero() ? c.length().count_ns() / period.count_ns() : 0;
   for (int64_t i = 0; i < bursts; ++i) {
-    const Duration at = c.t.start + c.delay() * (i + 1) + kBurstLength * i;
-    c.flood("Burst " + std::to_string(i), c.t.burst_rate, kBurstSize, at, at + kBurstLength, 0);
+    const Duration at = c.t.start + c.delay() * (i + 1) + kFlentBurstLength * i;
+    c.flood("Burst " + std::to_string(i), c.t.burst_rate, kFlentBurstSize, at,
+            at + kFlentBurstLength, 0);
   }
 }
 

@@ -63,6 +63,9 @@ Duration flent_total_length(std::string_view name, Duration length, Duration del
 // throws std::invalid_argument naming the bad element.
 std::vector<uint8_t> parse_flent_markings(std::string_view list);
 std::string format_flent_markings(const std::vector<uint8_t>& dscps);
+// bursts.conf's defaults: burst_length 5 s, burst_psize 500 B.
+inline constexpr Duration kFlentBurstLength = Duration::s(5);
+inline constexpr int64_t kFlentBurstSize = 500;
 // rtt_fair's servers: flent takes HOSTS[:4].
 inline constexpr size_t kRttFairMaxServers = 4;
 

@@ -633,6 +633,18 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
              p.test + " needs start + idle + load + idle = " + format_duration(p.end()) +
                  ", more than the scenario duration " + format_duration(duration));
       }
+      if (p.rate) {  // the floods of udp_flood / bursts: the same event budget as udp_flood's
+        const Duration span = p.test == "bursts"
+                                  ? kFlentBurstLength * (p.load / (p.idle + kFlentBurstLength))
+                                  : p.load;
+        const int64_t size = p.test == "bursts" ? kFlentBurstSize : p.size.value_or(1470);
+        if (static_cast<int64_t>(p.rate->bytes_in(span) / static_cast<Bytes>(size)) >
+            kMaxFloodPacketsPerRun) {
+          fail(r.key_location("rate"), r.key_path("rate"),
+               p.test + "'s datagrams would exceed " + std::to_string(kMaxFloodPacketsPerRun) +
+                   " per run; lower the rate or the load");
+        }
+      }
       out.rrul.push_back(std::move(p));
     });
   }

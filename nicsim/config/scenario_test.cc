@@ -892,6 +892,11 @@ TEST(Scenario, FlentTestParameters) {
   EXPECT_NE(error_of_text(base(0, "", head + "test = \"rrul_var\"\nmarkings = \"CS1,XX\"\n"))
                 .find("traffic.flent[0].markings: markings: 'XX' is neither"),
             std::string::npos);
+  EXPECT_NE(error_of_text(base(0, "",
+                               head + "test = \"udp_flood\"\nrate = \"100Gbit\"\nsize = \"32B\"\n"
+                                      "idle = \"1s\"\nload = \"5s\"\n"))
+                .find("traffic.flent[0].rate: udp_flood's datagrams would exceed 50000000"),
+            std::string::npos);
   EXPECT_EQ(error_of_text(base(0, "", head + "test = \"udp_flood\"\nsize = \"2000B\"\n")),
             "scenarios/x.toml:20:1: traffic.flent[0].size: must be 32B..1472B, got 2000B");
   const LoadedScenario r =
