@@ -332,7 +332,7 @@ constexpr int64_t kMinFloodSize = 32;    // room for the live header (sequence, 
 constexpr int64_t kMaxFloodSize = 1472;  // one IPv4 datagram in a 1500-byte MTU (no fragments)
 // [[traffic.flent]]'s test parameters (flent -t): markings (rrul_var), rate (udp_flood, bursts),
 // size (udp_flood); each only for the tests that take it.
-void read_flent_parameters(TableReader& r, const FlentTestInfo& info, RrulConfig& p) {
+void read_flent_parameters(TableReader& r, RrulConfig& p) {
   const auto only = [&](std::string_view key, bool takes) {
     if (!takes) {
       fail(r.key_location(key), r.key_path(key),
@@ -364,7 +364,6 @@ void read_flent_parameters(TableReader& r, const FlentTestInfo& info, RrulConfig
     }
     p.size = *size;
   }
-  (void)info;
 }
 
 // transfers: each is a TCP connection's state in both back-ends (a few KB each).
@@ -602,7 +601,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
           }
           p.streams = *n;
         }
-        read_flent_parameters(r, *info, p);
+        read_flent_parameters(r, p);
       }
       std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
       if (auto s = r.opt_duration("start")) {
