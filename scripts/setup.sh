@@ -15,7 +15,7 @@ packages=(
   tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
   ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
-  flent python3-numpy                          # export test: flent reads our files (stats need numpy)
+  flent python3-numpy python3-matplotlib       # flent reads our files (stats need numpy) and draws the tests' plots (cli_flent_test)
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg
   pybind11-dev python3-dev python3-pytest python3-pandas  # the Python module (python/), its tests
   man-db                                       # tests/install: the installed man page renders

@@ -35,11 +35,13 @@ const std::vector<Command>& commands() {
        "                  [--max-repeat N] [--ci-metric NAME] [--shard K/N]",
        false, define_run},
       {"flent-test",
-       "run one of flent's named tests (rrul, tcp_nup, cubic_bbr, ...) over a scenario's\n"
-       "network in the simulator; --flent writes it under flent's test name",
+       "run one of flent's named tests (rrul, tcp_nup, cubic_bbr, voip, ...) over a\n"
+       "scenario's network in the simulator or the emulator; --flent writes it under flent's\n"
+       "test name",
        "usage: nicsim flent-test NAME SCENARIO.toml [--length D] [--delay D] [--step D]\n"
-       "                         [--streams N] [--seed N] [--json OUT.json] [--csv DIR]\n"
-       "                         [--flent OUT.flent.gz]\n"
+       "                         [--streams N] [--markings LIST] [--rate RATE] [--size BYTES]\n"
+       "                         [--emulate] [--quiet] [--seed N] [--json OUT.json]\n"
+       "                         [--csv DIR] [--flent OUT.flent.gz]\n"
        "       nicsim flent-test --list",
        false, define_flent_test},
       {"merge", "join the parts of a sharded campaign (run --shard K/N) into one results file",
@@ -79,6 +81,15 @@ const std::vector<Command>& commands() {
        "                   [--interval D] [--cc NAME] [--json OUT.json] [--csv DIR]\n"
        "                   [--flent OUT.flent.gz] [--quiet]",
        false, define_rrul},
+      {"test",
+       "any of flent's named tests (rrul_var, udp_flood, voip, rtt_fair, ...) against a\n"
+       "`nicsim server` on HOST; --json/--csv/--flent results",
+       "usage: nicsim test NAME HOST[:PORT]... [--duration D] [--idle D] [--probe-interval D]\n"
+       "                   [--interval D] [--streams N] [--markings LIST] [--rate RATE]\n"
+       "                   [--size BYTES] [--cc NAME] [--json OUT.json] [--csv DIR]\n"
+       "                   [--flent OUT.flent.gz] [--quiet]\n"
+       "       nicsim test --list",
+       false, define_test},
       {"demo",
        "a short tour of the algorithm library (BQL limits, fq_codel vs FIFO, USB RX\n"
        "aggregation)",

@@ -369,11 +369,18 @@ emu::SessionResult emulate_run(const config::Run& run, const EmulateArgs& a, boo
   return result;
 }
 
+int emulate_loaded(EmulateArgs& a, const config::LoadedScenario& loaded,
+                   const cli::Invocation& inv);
+
 int emulate(EmulateArgs& a, const cli::Invocation& inv) {
   if (a.cleanup) {
     return cleanup();
   }
-  const config::LoadedScenario loaded = load(a.scenario[0]);
+  return emulate_loaded(a, load(a.scenario[0]), inv);
+}
+
+int emulate_loaded(EmulateArgs& a, const config::LoadedScenario& loaded,
+                   const cli::Invocation& inv) {
   const emu::EmulationPlan plan = check_request(a, loaded);
   const bool quiet = a.quiet;
   auto notice = [quiet](const std::string& line) {
@@ -413,5 +420,23 @@ int emulate(EmulateArgs& a, const cli::Invocation& inv) {
 }
 
 }  // namespace
+
+int emulate_own_traffic(const config::LoadedScenario& loaded, const std::string& file,
+                        const OutputOptions& out, bool quiet, const cli::Invocation& inv) {
+  EmulateArgs a;
+  a.scenario = {file};
+  a.session.loop.rt_priority = 50;  // define_emulate's defaults
+  a.session.loop.spin = Duration::ms(2);
+  a.session.io = emu::FrameIo::kPacket;
+  a.session.nic_models = true;
+  a.out = out;
+  a.quiet = quiet;
+  emu::resolve_busy_poll(a.session.loop, false);
+  try {
+    return emulate_loaded(a, loaded, inv);
+  } catch (const Failure& f) {
+    return f.status;
+  }
+}
 
 }  // namespace nicsim::tools

@@ -192,6 +192,15 @@ std::string dump(const Scenario& s) {
       if (find_flent_test(p.test) != nullptr && find_flent_test(p.test)->streams) {
         out += "streams = " + std::to_string(p.streams) + "\n";
       }
+      if (!p.markings.empty()) {
+        out += "markings = " + quote(format_flent_markings(p.markings)) + "\n";
+      }
+      if (p.rate) {
+        out += "rate = " + quote(format_rate(*p.rate)) + "\n";
+      }
+      if (p.size) {
+        out += "size = " + quote(std::to_string(*p.size) + "B") + "\n";
+      }
     }
     window(out, p.start, std::nullopt);
     out += "idle = " + dur(p.idle) + "\nload = " + dur(p.load) + "\n";

@@ -330,6 +330,42 @@ constexpr int64_t kMaxFloodPacketsPerRun = 50'000'000;
 constexpr Rate kMaxFloodRate = Rate::gbit(100);
 constexpr int64_t kMinFloodSize = 32;    // room for the live header (sequence, send time)
 constexpr int64_t kMaxFloodSize = 1472;  // one IPv4 datagram in a 1500-byte MTU (no fragments)
+// [[traffic.flent]]'s test parameters (flent -t): markings (rrul_var), rate (udp_flood, bursts),
+// size (udp_flood); each only for the tests that take it.
+void read_flent_parameters(TableReader& r, RrulConfig& p) {
+  const auto only = [&](std::string_view key, bool takes) {
+    if (!takes) {
+      fail(r.key_location(key), r.key_path(key),
+           quote(p.test) + " has no " + std::string(key) + " parameter");
+    }
+  };
+  if (const std::optional<std::string> m = r.opt_string("markings")) {
+    only("markings", p.test == "rrul_var");
+    try {
+      p.markings = parse_flent_markings(*m);
+    } catch (const std::invalid_argument& e) {
+      fail(r.key_location("markings"), r.key_path("markings"), e.what());
+    }
+  }
+  if (const std::optional<Rate> rate = r.opt_rate("rate")) {
+    only("rate", p.test == "udp_flood" || p.test == "bursts");
+    if (rate->is_zero() || *rate > kMaxFloodRate) {
+      fail(r.key_location("rate"), r.key_path("rate"),
+           "must be > 0 and at most " + format_rate(kMaxFloodRate) + ", got " + format_rate(*rate));
+    }
+    p.rate = *rate;
+  }
+  if (const std::optional<int64_t> size = r.opt_bytes("size")) {
+    only("size", p.test == "udp_flood");
+    if (*size < kMinFloodSize || *size > kMaxFloodSize) {
+      fail(r.key_location("size"), r.key_path("size"),
+           "must be " + format_bytes(kMinFloodSize) + ".." + format_bytes(kMaxFloodSize) +
+               ", got " + format_bytes(*size));
+    }
+    p.size = *size;
+  }
+}
+
 // transfers: each is a TCP connection's state in both back-ends (a few KB each).
 constexpr int64_t kMaxTransfersPerRun = 100'000;
 constexpr int64_t kMaxTransferSize = int64_t{1} << 30;  // 1 GiB
@@ -615,6 +651,7 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
           }
           p.streams = *n;
         }
+        read_flent_parameters(r, p);
       }
       std::string_view last_written;  // the timing key an overlong rrul points at ("" = table)
       if (auto s = r.opt_duration("start")) {
@@ -644,6 +681,18 @@ TrafficConfig read_traffic(TableReader& t, const std::vector<HostConfig>& hosts,
              last_written.empty() ? table : r.key_path(last_written),
              p.test + " needs start + idle + load + idle = " + format_duration(p.end()) +
                  ", more than the scenario duration " + format_duration(duration));
+      }
+      if (p.rate) {  // the floods of udp_flood / bursts: the same event budget as udp_flood's
+        const Duration span = p.test == "bursts"
+                                  ? kFlentBurstLength * (p.load / (p.idle + kFlentBurstLength))
+                                  : p.load;
+        const int64_t size = p.test == "bursts" ? kFlentBurstSize : p.size.value_or(1470);
+        if (static_cast<int64_t>(p.rate->bytes_in(span) / static_cast<Bytes>(size)) >
+            kMaxFloodPacketsPerRun) {
+          fail(r.key_location("rate"), r.key_path("rate"),
+               p.test + "'s datagrams would exceed " + std::to_string(kMaxFloodPacketsPerRun) +
+                   " per run; lower the rate or the load");
+        }
       }
       out.rrul.push_back(std::move(p));
     });

@@ -124,7 +124,13 @@ struct RrulConfig {
   // "rrul" ([[traffic.rrul]]) or another of flent's tests ([[traffic.flent]] test = "...",
   // config/flent_tests.h) with the same timing keys
   std::string test = "rrul";
-  int64_t streams = 1;                          // tcp_nup / tcp_ndown
+  int64_t streams = 1;  // tcp_nup / tcp_ndown / rrul_var
+  // rrul_var: each stream's DSCP (flent -t markings=CS0,CS1); CS0 beyond the list
+  std::vector<uint8_t> markings{};
+  // udp_flood: the flood's rate and UDP payload (flent -t udp_bandwidth / udp_pktsize);
+  // bursts: the bursts' rate. Unset: the preset's defaults (config/flent_tests.h).
+  std::optional<Rate> rate{};
+  std::optional<int64_t> size{};
   Duration start;                               // the first idle phase begins here
   Duration idle = Duration::s(5);               // flent -d/--delay: probes only, before and after
   Duration load = Duration::s(60);              // flent -l/--length: the 8 TCP flows

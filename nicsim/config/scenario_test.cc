@@ -849,8 +849,8 @@ TEST(Scenario, FlentTestEntry) {
   EXPECT_EQ(p.flows.size(), 4u);  // the file's [[traffic.tcp]] and 3 uploads
   EXPECT_EQ(p.flows[3].name, "TCP upload::3");
   const std::string head = "[[traffic.flent]]\nfrom = \"a\"\nto = \"b\"\n";
-  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voip\"\n"))
-                .find("scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voip\" "
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"voipx\"\n"))
+                .find("scenarios/x.toml:19:1: traffic.flent[0].test: unknown flent test \"voipx\" "
                       "(presets: rrul, rrul_be, tcp_nup"),
             0u);
   EXPECT_EQ(error_of_text(base(0, "", head + "test = \"rrul\"\nstreams = 2\n")),
@@ -863,6 +863,53 @@ TEST(Scenario, FlentTestEntry) {
                                    head + "test = \"tcp_bidirectional\"\n"))
                 .find("at most one rrul or flent test per scenario"),
             std::string::npos);
+}
+
+// flent's test parameters as [[traffic.flent]] keys: markings (rrul_var), rate (udp_flood,
+// bursts), size (udp_flood); dump round trip; each refused where the test has no such
+// parameter; rtt_fair without a second server fails in the plan naming the entry.
+TEST(Scenario, FlentTestParameters) {
+  const LoadedScenario s = load(base(0, "",
+                                     "[[traffic.flent]]\ntest = \"rrul_var\"\nfrom = \"a\"\nto = "
+                                     "\"b\"\nstreams = 2\nmarkings = \"CS1,EF\"\n"
+                                     "idle = \"1s\"\nload = \"5s\"\n"));
+  EXPECT_EQ(s.scenario.traffic.rrul[0].markings, (std::vector<uint8_t>{8, 46}));
+  EXPECT_EQ(load(dump(s.scenario), "dump.toml").scenario, s.scenario) << dump(s.scenario);
+  EXPECT_EQ(plan(s.scenario).flows[1].name, "TCP upload::0 (CS1)");
+  const LoadedScenario f = load(base(0, "",
+                                     "[[traffic.flent]]\ntest = \"udp_flood\"\nfrom = \"a\"\nto = "
+                                     "\"b\"\nrate = \"20Mbit\"\nsize = \"1000B\"\n"
+                                     "idle = \"1s\"\nload = \"5s\"\n"));
+  EXPECT_EQ(load(dump(f.scenario), "dump.toml").scenario, f.scenario) << dump(f.scenario);
+  const TrafficPlan fp = plan(f.scenario);
+  ASSERT_EQ(fp.floods.size(), 1u);
+  EXPECT_EQ(fp.floods[0].rate, Rate::mbit(20));
+  EXPECT_EQ(fp.floods[0].size, 1000);
+  const std::string head = "[[traffic.flent]]\nfrom = \"a\"\nto = \"b\"\n";
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"tcp_nup\"\nmarkings = \"CS1\"\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].markings: \"tcp_nup\" has no markings "
+            "parameter");
+  EXPECT_NE(error_of_text(base(0, "", head + "test = \"rrul_var\"\nmarkings = \"CS1,XX\"\n"))
+                .find("traffic.flent[0].markings: markings: 'XX' is neither"),
+            std::string::npos);
+  EXPECT_NE(error_of_text(base(0, "",
+                               head + "test = \"udp_flood\"\nrate = \"100Gbit\"\nsize = \"32B\"\n"
+                                      "idle = \"1s\"\nload = \"5s\"\n"))
+                .find("traffic.flent[0].rate: udp_flood's datagrams would exceed 50000000"),
+            std::string::npos);
+  EXPECT_EQ(error_of_text(base(0, "", head + "test = \"udp_flood\"\nsize = \"2000B\"\n")),
+            "scenarios/x.toml:20:1: traffic.flent[0].size: must be 32B..1472B, got 2000B");
+  const LoadedScenario r =
+      load(base(0, "", head + "test = \"rtt_fair\"\nidle = \"1s\"\nload = \"1s\"\n"));
+  try {
+    plan(r.scenario);
+    ADD_FAILURE() << "rtt_fair with one server planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).find("traffic.flent[0]: rtt_fair needs one client and at least "
+                                         "two servers"),
+              0u)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -171,9 +171,29 @@ TrafficPlan plan(const Scenario& s) {
                               c.probe_interval, ct.cc, st.cc, flow_ecn(std::nullopt, ct.cc, ct),
                               flow_ecn(std::nullopt, st.cc, st)});
     } else {
-      add_flent_test(plan,
-                     FlentTestPlan{c.test, client, server, c.start, c.load_start(), c.load_end(),
-                                   c.end(), c.probe_interval, c.streams, ct.cc, st.cc, &ct, &st});
+      FlentTestPlan ft{c.test,  client,           server,    c.start, c.load_start(), c.load_end(),
+                       c.end(), c.probe_interval, c.streams, ct.cc,   st.cc,          &ct,
+                       &st};
+      ft.markings = c.markings;
+      if (c.rate) {
+        ft.udp_rate = *c.rate;
+        ft.burst_rate = *c.rate;
+      }
+      ft.udp_size = c.size.value_or(ft.udp_size);
+      if (c.test == "rtt_fair") {
+        // flent's HOSTS: `to` first, then every other host but the client, in scenario order.
+        ft.servers.push_back(server);
+        for (size_t h = 0; h < s.hosts.size(); ++h) {
+          if (h != client && h != server) {
+            ft.servers.push_back(h);
+          }
+        }
+      }
+      try {
+        add_flent_test(plan, ft);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(entry("flent", i) + ": " + e.what());
+      }
       plan.flent_test = c.test;
     }
     plan.interval = c.bin;  // rrul's throughput bins are the run's intervals

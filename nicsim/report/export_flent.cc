@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -168,7 +169,9 @@ Naming flent_test_naming(const Run& run) {
   }
   for (const auto& [name, p] : run.latency_ms) {
     std::string s = "Ping (ms) " + name;
-    if (p.kind == "icmp" && name == "ping") {
+    if (name.rfind("Ping (ms)", 0) == 0) {
+      s = name;  // already flent's series name (rrul_var, rtt_fair)
+    } else if (p.kind == "icmp" && name == "ping") {
       s = "Ping (ms) ICMP";
     } else if (p.kind == "udp" && name.rfind("udp_", 0) == 0) {
       std::string cls = name.substr(4);
@@ -264,6 +267,105 @@ Json probe_raw_values(const ProbeSeries& s, double t0) {
   return out;
 }
 
+// One column per interval of a flood's FloodInterval value (null where it has none), with the
+// raw samples flent's runners would have stored ({"t", "val"}).
+void add_flood_column(const Run& run, const std::string& flood, const std::string& series,
+                      const std::function<std::optional<double>(const FloodInterval&)>& value,
+                      double t0, Json& res, Json& raw) {
+  Json col = Json::array();
+  Json raws = Json::array();
+  for (const Interval& iv : run.intervals) {
+    const auto it = iv.floods.find(flood);
+    const std::optional<double> v = it == iv.floods.end() ? std::nullopt : value(it->second);
+    col.push_back(number_or_null(v));
+    if (v && std::isfinite(*v)) {
+      raws.push_back(Json{{"t", t0 + iv.end_s}, {"val", *v}});
+    }
+  }
+  res[series] = std::move(col);
+  raw[series] = std::move(raws);
+}
+
+// A flent test's floods: udp_flood.conf's 'UDP upload' (iperf's receiver throughput, Mbits/s)
+// and voip.inc's 'VoIP::delay' (one-way, ms), 'VoIP::jitter' (|IPDV|, ms), 'VoIP::loss'
+// (packets lost per sample), 'VoIP::bitrate' (Kbits/s). bursts.conf's 'Burst i' are silent in
+// flent (runner silent_process): not written. Runs of no flent test keep their floods out.
+void add_flood_series(const Run& run, double t0, Json& res, Json& raw, Json& meta) {
+  if (run.flent_test.empty()) {
+    return;
+  }
+  for (const auto& [name, f] : run.udp_flood) {
+    if (name.rfind("Burst ", 0) == 0) {
+      continue;
+    }
+    add_flood_column(
+        run, name, name, [](const FloodInterval& x) { return x.bits_per_second / kMbit; }, t0, res,
+        raw);
+    meta[name] = Json{{"UNITS", "Mbits/s"},
+                      {"MEAN_VALUE", f.received_bps / kMbit},
+                      {"PACKETS_SENT", f.sent},
+                      {"PACKETS_RECEIVED", f.received},
+                      {"PACKET_LOSS_RATE", f.loss_pct / 100.0},
+                      {"DATA_TOS", f.dscp << 2}};
+  }
+  for (const auto& [name, v] : run.voip) {
+    add_flood_column(
+        run, name, name + "::delay", [](const FloodInterval& x) { return x.one_way_ms; }, t0, res,
+        raw);
+    add_flood_column(
+        run, name, name + "::jitter", [](const FloodInterval& x) { return x.ipdv_ms; }, t0, res,
+        raw);
+    add_flood_column(
+        run, name, name + "::loss",
+        [](const FloodInterval& x) { return std::optional<double>(static_cast<double>(x.lost)); },
+        t0, res, raw);
+    add_flood_column(
+        run, name, name + "::bitrate",
+        [](const FloodInterval& x) { return std::optional<double>(x.bits_per_second / 1e3); }, t0,
+        res, raw);
+    meta[name + "::delay"] = Json{{"UNITS", "ms"}, {"MEAN_VALUE", v.one_way.mean}};
+    meta[name + "::jitter"] = Json{{"UNITS", "ms"}, {"MEAN_VALUE", v.ipdv_mean_abs_ms}};
+    meta[name + "::loss"] = Json{{"UNITS", "count"}};
+    meta[name + "::bitrate"] = Json{{"UNITS", "Kbits/s"}};
+    meta[name] = Json{{"UNITS", "ms"},
+                      {"MEAN_VALUE", v.one_way.mean},
+                      {"PACKETS_SENT", v.sent},
+                      {"PACKETS_RECEIVED", v.received},
+                      {"PACKET_LOSS_RATE", v.loss_pct / 100.0},
+                      {"NICSIM_MOS", v.mos},
+                      {"DATA_TOS", v.dscp << 2}};
+  }
+}
+
+// flent's LENGTH, TOTAL_LENGTH and DELAY are whole seconds on its command line, and tests use
+// them as integers (bursts.conf: range(LENGTH // (DELAY + burst_length))): whole values are
+// written as integers.
+Json flent_seconds(double s) {
+  const double whole = std::round(s);
+  return std::abs(s - whole) < 1e-9 ? Json(static_cast<int64_t>(whole)) : Json(s);
+}
+
+// flent's HOSTS: rtt_fair's servers in the order of their pings ("Ping (ms) ICMP<i> <host>",
+// rtt_fair.inc: the series are named after HOSTS[i], and flent re-reads the test with them);
+// else host b.
+Json flent_hosts(const Run& run) {
+  Json hosts = Json::array();
+  if (run.flent_test == "rtt_fair") {
+    const std::string prefix = "Ping (ms) ICMP";
+    for (const auto& [name, p] : run.latency_ms) {
+      (void)p;
+      const size_t space = name.find(' ', prefix.size());
+      if (name.rfind(prefix, 0) == 0 && space != std::string::npos) {
+        hosts.push_back(name.substr(space + 1));
+      }
+    }
+  }
+  if (hosts.empty()) {
+    hosts.push_back("b");
+  }
+  return hosts;
+}
+
 }  // namespace
 
 std::string flent_test_name(const Run& run) { return naming(run).test; }
@@ -333,6 +435,8 @@ std::string flent_json(const Results& results, size_t run_index) {
     series_meta[ref.series] = std::move(meta);
   }
 
+  add_flood_series(run, t0, res, raw, series_meta);
+
   Json params = Json::object();
   for (const RunParam& p : run.params) {
     params[p.key] = std::visit([](const auto& v) { return Json(v); }, p.value);
@@ -343,12 +447,12 @@ std::string flent_json(const Results& results, size_t run_index) {
   metadata["TIME"] = flent_time(t0);
   metadata["T0"] = flent_time(t0);
   metadata["HOST"] = "b";
-  metadata["HOSTS"] = Json::array({"b"});
+  metadata["HOSTS"] = flent_hosts(run);
   metadata["LOCAL_HOST"] = results.meta.host.empty() ? "a" : results.meta.host;
   const double load = phase_length(run, "load");
-  metadata["LENGTH"] = load > 0 ? load : run.duration_s;
-  metadata["TOTAL_LENGTH"] = run.duration_s;
-  metadata["DELAY"] = phase_length(run, "idle_before");
+  metadata["LENGTH"] = flent_seconds(load > 0 ? load : run.duration_s);
+  metadata["TOTAL_LENGTH"] = flent_seconds(run.duration_s);
+  metadata["DELAY"] = flent_seconds(phase_length(run, "idle_before"));
   metadata["STEP_SIZE"] = run.intervals.front().end_s - run.intervals.front().start_s;
   metadata["IP_VERSION"] = 4;
   Json tp = Json::object();
@@ -356,6 +460,22 @@ std::string flent_json(const Results& results, size_t run_index) {
     tp["upload_streams"] = std::to_string(run.transfer.a_to_b.flows.size());
   } else if (n.test == "tcp_ndown") {
     tp["download_streams"] = std::to_string(run.transfer.b_to_a.flows.size());
+  }
+  if (n.test == "rrul_var") {
+    tp["bidir_streams"] = std::to_string(run.transfer.a_to_b.flows.size());
+    // flent labels stream i "i (MARK)" from its markings parameter (rrul_var.conf add_stream)
+    std::string marks;
+    for (const FlowTransfer& f : run.transfer.a_to_b.flows) {
+      const std::string m = f.dscp == 46      ? "EF"
+                            : f.dscp % 8 == 0 ? "CS" + std::to_string(f.dscp / 8)
+                                              : std::to_string(f.dscp);
+      marks += (marks.empty() ? "" : ",") + m;
+    }
+    tp["markings"] = marks;
+  } else if (n.test == "rtt_fair") {
+    tp["markings"] = "CS0,CS0,CS1,CS1";  // rtt_fair.conf's set_test_parameter
+    tp["labels"] = "BE1,BE2,BK1,BK2";
+    tp["ping_labels"] = "ICMP1,ICMP2,ICMP3,ICMP4";
   }
   if (n.test == "rrul_be_nflows") {
     tp["upload_streams"] = std::to_string(run.transfer.a_to_b.flows.size());

@@ -730,6 +730,18 @@ const Table<DirectionInterval>& direction_interval_table() {
   return t;
 }
 
+const Table<FloodInterval>& flood_interval_table() {
+  using S = FloodInterval;
+  static const Table<S> t = {
+      field("bits_per_second", &S::bits_per_second, kNumber, ref("nonnegative")),
+      field("sent", &S::sent, kCount, ref("count")),
+      field("received", &S::received, kCount, ref("count")),
+      field("lost", &S::lost, kCount, ref("count")),
+      optional_field("one_way_ms", &S::one_way_ms, kNumber, ref("nonnegative")),
+      optional_field("ipdv_ms", &S::ipdv_ms, kNumber, ref("nonnegative"))};
+  return t;
+}
+
 const Table<Interval>& interval_table() {
   using S = Interval;
   static const Table<S> t = {
@@ -737,7 +749,9 @@ const Table<Interval>& interval_table() {
       field("end_s", &S::end_s, kNumber, ref("seconds")),
       field("directions", &S::directions, per_direction_of(object_of(direction_interval_table)),
             per_direction_schema(ref("direction_interval"))),
-      field("latency_ms", &S::latency_ms, map_of(kNumber), map_schema(type(R"("number")")))};
+      field("latency_ms", &S::latency_ms, map_of(kNumber), map_schema(type(R"("number")"))),
+      field("floods", &S::floods, map_of(object_of(flood_interval_table)),
+            map_schema(ref("interval_flood")), P::kOmitEmpty)};
   return t;
 }
 
@@ -1032,6 +1046,7 @@ std::vector<JsonObjectSpec> results_json_objects() {
           spec("/$defs/stage_list/items", stage_table()),
           spec("/$defs/comparison", comparison_table()),
           spec("/$defs/interval_flow", flow_interval_table()),
+          spec("/$defs/interval_flood", flood_interval_table()),
           spec("/$defs/direction_interval", direction_interval_table()),
           spec("/$defs/interval", interval_table()),
           spec("/$defs/queue_series", queue_table()),

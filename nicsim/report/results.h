@@ -175,6 +175,21 @@ struct DirectionInterval {
   std::vector<FlowInterval> flows;  // per flow (may be empty when the back-end has one flow)
   bool operator==(const DirectionInterval&) const = default;
 };
+// One udp_flood's or voip stream's share of an interval: its datagrams SENT in the interval
+// (flent's per-sample series of iperf -u and irtt: udp_flood.conf "UDP upload", voip.inc
+// "VoIP::delay", "VoIP::jitter", "VoIP::loss").
+struct FloodInterval {
+  double bits_per_second = 0;  // payload of those that arrived, per second of the interval
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  uint64_t lost = 0;  // never arrived and sent at least kLossHorizon before the end
+  std::optional<double> one_way_ms{};  // mean one-way delay of those that arrived
+  // voip: mean |IPDV| (RFC 3393) over consecutive packets both arrived, the later one sent in
+  // the interval; absent for udp_flood and without such a pair
+  std::optional<double> ipdv_ms{};
+  bool operator==(const FloodInterval&) const = default;
+};
+
 struct Interval {
   double start_s = 0;
   double end_s = 0;
@@ -182,6 +197,8 @@ struct Interval {
   // Mean round-trip time per probe over the samples received in this interval; a probe with
   // no sample in the interval is absent.
   std::map<std::string, double> latency_ms;
+  // By udp_flood / voip name (Run::udp_flood, Run::voip); empty without floods.
+  std::map<std::string, FloodInterval> floods{};
   bool operator==(const Interval&) const = default;
 };
 

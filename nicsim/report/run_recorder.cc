@@ -119,6 +119,11 @@ void RunRecorder::flood_received(size_t flood, uint64_t seq, Time sent, Duration
     f.delay[seq] = one_way;
   }
   ++step_of(f.received, sent);
+  const size_t k = static_cast<size_t>(std::max<int64_t>(0, sent.since_epoch() / kFloodStep));
+  if (f.delay_ms.size() <= k) {
+    f.delay_ms.resize(k + 1, 0.0);
+  }
+  f.delay_ms[k] += one_way.to_ms();
   ++f.received_total;
   f.one_way.add(one_way);
 }
@@ -229,6 +234,81 @@ VoipResult RunRecorder::voip_result(size_t flood, Time end) const {
   return v;
 }
 
+namespace {
+
+// The interval (index into `ivs`) holding time `t_s`, or ivs.size() when none does.
+size_t interval_at(const std::vector<Interval>& ivs, double t_s) {
+  const auto it = std::upper_bound(ivs.begin(), ivs.end(), t_s,
+                                   [](double t, const Interval& iv) { return t < iv.end_s; });
+  return it != ivs.end() && t_s >= it->start_s ? static_cast<size_t>(it - ivs.begin()) : ivs.size();
+}
+
+}  // namespace
+
+// udp_flood: from the kFloodStep counters (a step belongs to the interval its start is in);
+// voip: from every packet. Loss follows the results' rule (sent >= kLossHorizon before `end`).
+void RunRecorder::add_flood_intervals(size_t flood, Time end) {
+  const FloodSpec& spec = layout_.floods[flood];
+  const FloodState& st = floods_[flood];
+  std::vector<Interval>& ivs = out_.intervals;
+  std::vector<double> delay_sum(ivs.size(), 0.0);
+  std::vector<double> ipdv_sum(ivs.size(), 0.0);
+  std::vector<uint64_t> ipdv_n(ivs.size(), 0);
+  std::vector<FloodInterval> rows(ivs.size());
+  if (spec.codec.empty()) {
+    for (size_t k = 0; k < st.sent.size(); ++k) {
+      const Time step_start = Time::zero() + kFloodStep * static_cast<int64_t>(k);
+      const size_t i = interval_at(ivs, step_start.to_seconds());
+      if (i == ivs.size()) {
+        continue;
+      }
+      const uint64_t arrived = k < st.received.size() ? st.received[k] : 0;
+      rows[i].sent += st.sent[k];
+      rows[i].received += arrived;
+      if (step_start + kFloodStep + kLossHorizon <= end) {
+        rows[i].lost += st.sent[k] - std::min(st.sent[k], arrived);
+      }
+      delay_sum[i] += k < st.delay_ms.size() ? st.delay_ms[k] : 0.0;
+    }
+  } else {
+    for (size_t k = 0; k < st.sent_at.size(); ++k) {
+      const size_t i = interval_at(ivs, st.sent_at[k].to_seconds());
+      if (i == ivs.size()) {
+        continue;
+      }
+      ++rows[i].sent;
+      if (!st.delay[k]) {
+        rows[i].lost += st.sent_at[k] + kLossHorizon <= end ? 1 : 0;
+        continue;
+      }
+      ++rows[i].received;
+      delay_sum[i] += st.delay[k]->to_ms();
+      if (k > 0 && st.delay[k - 1]) {
+        const double d = (*st.delay[k] - *st.delay[k - 1]).to_ms();
+        ipdv_sum[i] += d < 0 ? -d : d;
+        ++ipdv_n[i];
+      }
+    }
+  }
+  for (size_t i = 0; i < ivs.size(); ++i) {
+    FloodInterval& r = rows[i];
+    if (r.sent == 0) {
+      continue;  // outside the flood's life: no sample, as flent has none
+    }
+    const double len = ivs[i].end_s - ivs[i].start_s;
+    r.bits_per_second =
+        len > 0 ? static_cast<double>(r.received) * static_cast<double>(spec.size) * 8.0 / len
+                : 0.0;
+    if (r.received > 0) {
+      r.one_way_ms = delay_sum[i] / static_cast<double>(r.received);
+    }
+    if (ipdv_n[i] > 0) {
+      r.ipdv_ms = ipdv_sum[i] / static_cast<double>(ipdv_n[i]);
+    }
+    ivs[i].floods[spec.name] = r;
+  }
+}
+
 uint64_t RunRecorder::transfer_started(size_t set, int64_t size, Time at) {
   transfers_.push_back(Transfer{set, size, at, std::nullopt});
   return transfers_.size() - 1;
@@ -312,6 +392,7 @@ Run RunRecorder::finish(Time end, std::span<const FlowCounters> counters,
     } else {
       out_.voip[layout_.floods[i].name] = voip_result(i, end);
     }
+    add_flood_intervals(i, end);
   }
   const Duration ran = end.since_epoch();
   for (const PhaseSpec& ph : layout_.phases) {

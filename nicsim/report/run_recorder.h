@@ -202,6 +202,7 @@ class RunRecorder {
   struct FloodState {
     // Per kFloodStep of send time since the run's start: datagrams sent and arrived.
     std::vector<uint64_t> sent, received;
+    std::vector<double> delay_ms;  // per step: one-way delays of the arrivals, summed
     uint64_t sent_total = 0, received_total = 0;
     LatencyRecorder one_way;
     // voip only: every packet's send time and one-way delay by sequence number.
@@ -220,6 +221,8 @@ class RunRecorder {
   FloodResult flood_result(size_t flood, Time end) const;
   TransfersResult transfers_result(size_t set, Time end) const;
   VoipResult voip_result(size_t flood, Time end) const;
+  // Each interval's share of flood `flood` (Interval::floods), by send time.
+  void add_flood_intervals(size_t flood, Time end);
   ProbeLatency probe_result(size_t probe, Time end) const;
   std::optional<double> measured(const std::string& metric) const;
   void compare_published();

@@ -223,5 +223,68 @@ TEST(RunRecorder, FloodLossFollowsTheHorizonAndArrivalsAllCount) {
   EXPECT_DOUBLE_EQ(f.received_bps, 19 * 100 * 8 / 3.0);
 }
 
+// Interval::floods: each interval holds the datagrams SENT in it (flent's per-sample series of
+// iperf -u and irtt), losses judged by the same horizon as the totals.
+TEST(RunRecorder, FloodIntervalsCountTheDatagramsSentInEach) {
+  RunLayout l;
+  l.duration = Duration::s(3);
+  l.floods = {
+      FloodSpec{"udp_flood", Direction::kAtoB, 0, 8000, 100, Duration::zero(), Duration::s(3)}};
+  RunRecorder r(RunInfo{}, l);
+  for (int64_t k = 0; k < 30; ++k) {
+    const Time sent = at_ms(100 * k);
+    const uint64_t seq = r.flood_sent(0, sent);
+    if (k % 3 != 0 && k != 29) {
+      r.flood_received(0, seq, sent, Duration::ms(5));
+    }
+    if (k == 9 || k == 19) {
+      r.close_interval(at_ms(100 * k + 100), {});
+    }
+  }
+  const report::Run run = r.finish(at_ms(3000), {}, {});
+  ASSERT_EQ(run.intervals.size(), 3u);
+  const FloodInterval& first = run.intervals[0].floods.at("udp_flood");
+  EXPECT_EQ(first.sent, 10u);
+  EXPECT_EQ(first.received, 6u);  // k = 1, 2, 4, 5, 7, 8
+  EXPECT_EQ(first.lost, 4u);      // k = 0, 3, 6, 9
+  EXPECT_DOUBLE_EQ(first.bits_per_second, 6 * 100 * 8 / 1.0);
+  EXPECT_DOUBLE_EQ(*first.one_way_ms, 5.0);
+  EXPECT_FALSE(first.ipdv_ms);  // udp_flood: no per-packet delays
+  const FloodInterval& last = run.intervals[2].floods.at("udp_flood");
+  EXPECT_EQ(last.sent, 10u);
+  EXPECT_EQ(last.received, 6u);  // 20, 22, 23, 25, 26, 28
+  EXPECT_EQ(last.lost, 0u);      // sent within the last second: not judged
+}
+
+TEST(RunRecorder, VoipIntervalsHoldDelayJitterAndLoss) {
+  RunLayout l;
+  l.duration = Duration::s(4);
+  l.floods = {FloodSpec{"VoIP", Direction::kAtoB, 0, 68800, 172, Duration::zero(), Duration::s(4),
+                        "", "", "g711"}};
+  RunRecorder r(RunInfo{}, l);
+  // 50 packets per second for 4 s; delays alternate 5 and 7 ms (|IPDV| 2 ms); in the first
+  // second packets 10 and 11 are lost.
+  for (int64_t k = 0; k < 200; ++k) {
+    const Time sent = at_ms(20 * k);
+    const uint64_t seq = r.flood_sent(0, sent);
+    if (k != 10 && k != 11) {
+      r.flood_received(0, seq, sent, Duration::ms(k % 2 == 0 ? 5 : 7));
+    }
+    if (k % 50 == 49 && k < 199) {
+      r.close_interval(at_ms(20 * k + 20), {});
+    }
+  }
+  const report::Run run = r.finish(at_ms(4000), {}, {});
+  ASSERT_EQ(run.intervals.size(), 4u);
+  const FloodInterval& first = run.intervals[0].floods.at("VoIP");
+  EXPECT_EQ(first.sent, 50u);
+  EXPECT_EQ(first.received, 48u);
+  EXPECT_EQ(first.lost, 2u);
+  EXPECT_DOUBLE_EQ(*first.one_way_ms, 6.0);  // 24 x 5 + 24 x 7 over 48
+  EXPECT_DOUBLE_EQ(*first.ipdv_ms, 2.0);
+  EXPECT_DOUBLE_EQ(first.bits_per_second, 48 * 172 * 8 / 1.0);
+  EXPECT_EQ(run.intervals[1].floods.at("VoIP").lost, 0u);
+}
+
 }  // namespace
 }  // namespace nicsim::report

@@ -26,7 +26,7 @@ v=$("$nicsim" --version)
 
 # 2. --help of every subcommand, generated from the definitions.
 commands=$("$nicsim" --help | sed -n 's/^  \([a-z-]\+\) .*/\1/p' | grep -v '^help$')
-[ "$(echo $commands)" = "run flent-test merge emulate topology export plot report compare server rrul demo completion" ] \
+[ "$(echo $commands)" = "run flent-test merge emulate topology export plot report compare server rrul test demo completion" ] \
   || fail "nicsim --help lists: $(echo $commands)"
 for c in $commands; do
   help=$("$nicsim" "$c" --help) || fail "nicsim $c --help exited $?"
@@ -35,7 +35,7 @@ for c in $commands; do
   [ "$("$nicsim" help "$c")" = "$help" ] || fail "nicsim help $c differs from nicsim $c --help"
 done
 for want in "--json OUT.json" "--csv DIR" "--flent OUT.flent.gz" "writes it to standard output"; do
-  for c in run emulate rrul; do
+  for c in run emulate rrul test; do
     [[ "$("$nicsim" $c --help)" == *"$want"* ]] || fail "nicsim $c --help lacks '$want'"
   done
 done
@@ -49,13 +49,17 @@ complete_words() {  # words typed (the last one is completed) -> COMPREPLY, one 
            printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" nicsim "$@"
 }
 [ "$(complete_words "" | sort | tr '\n' ' ')" = \
-  "--help --version compare completion demo emulate export flent-test help merge plot report rrul run server topology " ] \
+  "--help --version compare completion demo emulate export flent-test help merge plot report rrul run server test topology " ] \
   || fail "subcommands: $(complete_words "")"
 [ "$(complete_words e | tr '\n' ' ')" = "emulate export " ] || fail "e: $(complete_words e)"
 [ "$(complete_words re)" = "report" ] || fail "re: $(complete_words re)"
 [ "$(complete_words report r.json -)" = "$(printf -- '-h\n--help\n-o\n--output')" ] \
   || fail "report options: $(complete_words report r.json -)"
 [ "$(complete_words rrul 127.0.0.1 --f)" = "--flent" ] || fail "rrul --f: $(complete_words rrul x --f)"
+[ "$(complete_words test voip 127.0.0.1 --f)" = "--flent" ] \
+  || fail "test --f: $(complete_words test voip x --f)"
+[ "$(complete_words flent-test voip s.toml --em)" = "--emulate" ] \
+  || fail "flent-test --em: $(complete_words flent-test voip s.toml --em)"
 [ "$(complete_words plot r.json --kind "" | tr '\n' ' ')" = "totals cdf compare sweep tradeoff knee " ] \
   || fail "--kind values: $(complete_words plot r.json --kind "")"
 [ "$(complete_words emulate s.toml --nic f)" = "fifo" ] || fail "--nic f"
