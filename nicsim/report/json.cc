@@ -848,7 +848,11 @@ const Table<RxBatching>& rx_batching_table() {
       field("largest", &S::largest, kCount, ref("count")),
       field("rx_cpu_s", &S::rx_cpu_s, kNumber, ref("seconds")),
       field("rx_cpu_ns_per_byte", &S::rx_cpu_ns_per_byte, kNumber, ref("nonnegative")),
-      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds"))};
+      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds")),
+      field("interrupts", &S::interrupts, kCount, ref("count"), P::kOptional),
+      field("napi_timer_polls", &S::napi_timer_polls, kCount, ref("count"), P::kOptional),
+      field("busy_poll_sessions", &S::busy_poll_sessions, kCount, ref("count"), P::kOptional),
+      field("busy_spin_s", &S::busy_spin_s, kNumber, ref("seconds"), P::kOptional)};
   return t;
 }
 

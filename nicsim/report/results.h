@@ -346,8 +346,9 @@ struct TransfersResult {
 };
 
 // Receive-side batching of one host's NIC over the run (docs/rx-batching.md): written for a
-// host whose NIC has GRO on, and for every platform-NIC host of a run that varies a `gro` key
-// (so the off and on runs of a sweep compare). Absent otherwise.
+// host whose NIC has GRO, deferred IRQs, threaded NAPI, busy polling or an Intel ITR mode on,
+// and for every platform-NIC host of a run that varies one of those keys (so the off and on
+// runs of a sweep compare). Absent otherwise.
 struct RxBatching {
   bool gro = false;               // GRO on at this NIC
   uint64_t frames = 0;            // frames the driver took from the RX ring
@@ -357,6 +358,11 @@ struct RxBatching {
   double rx_cpu_s = 0;            // receive work on the core: per frame, per packet, copy
   double rx_cpu_ns_per_byte = 0;  // rx_cpu_s per received frame byte, in nanoseconds
   double cpu_busy_s = 0;          // the host core's whole busy time (IRQ, polls, TX, ACKs)
+  // NAPI deferral / busy polling (optional in documents written before them).
+  uint64_t interrupts = 0;          // device interrupts taken (RX and TX)
+  uint64_t napi_timer_polls = 0;    // polls the gro_flush_timeout hrtimer scheduled
+  uint64_t busy_poll_sessions = 0;  // napi_busy_loop sessions of the application
+  double busy_spin_s = 0;           // time the application spun (part of cpu_busy_s)
   bool operator==(const RxBatching&) const = default;
 };
 

@@ -628,6 +628,14 @@ std::string format_rx_batching(const Run& run) {
                       "  rx cpu %.3f s = %.3f ns/byte  core busy %.3f s\n",
                       host.c_str(), b.gro ? "on" : "off", b.frames, b.packets, b.frames_per_packet,
                       b.largest, b.rx_cpu_s, b.rx_cpu_ns_per_byte, b.cpu_busy_s);
+    if (b.interrupts != 0 || b.napi_timer_polls != 0 || b.busy_poll_sessions != 0) {
+      out += printf_string(
+          "  %-16s interrupts %" PRIu64 " (%.3f per frame)  timer polls %" PRIu64
+          "  busy-poll sessions %" PRIu64 "  spin %.3f s\n",
+          "", b.interrupts,
+          b.frames > 0 ? static_cast<double>(b.interrupts) / static_cast<double>(b.frames) : 0.0,
+          b.napi_timer_polls, b.busy_poll_sessions, b.busy_spin_s);
+    }
   }
   return out;
 }

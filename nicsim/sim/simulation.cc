@@ -212,17 +212,25 @@ struct Simulation::Impl {
     return out;
   }
 
-  // Hosts whose NIC has GRO on; every platform-NIC host when the run varies a `gro` key, so
-  // that the off and on runs of a sweep can be compared (report::RxBatching).
+  // Hosts whose NIC batches receive work beyond fixed coalescing (GRO, deferred IRQs, threaded
+  // NAPI, busy polling, Intel ITR); every platform-NIC host when the run varies one of those
+  // keys, so that the off and on runs of a sweep can be compared (report::RxBatching).
+  static bool batches_rx(const model::PlatformNic::Params& p) {
+    return p.gro || p.napi_defer_hard_irqs != 0 || p.gro_flush_timeout != Duration::zero() ||
+           p.threaded || p.busy_read != Duration::zero() || p.itr != model::ItrMode::kFixed;
+  }
   void record_rx_batching(report::Run& out) {
-    bool varies_gro = false;
+    bool varies = false;
     for (const auto& [key, value] : ctx.run_cfg.params) {
       (void)value;
-      varies_gro |= key == "gro" || key.ends_with(".gro");
+      for (const char* k : {"gro", "napi_defer_hard_irqs", "gro_flush_timeout", "threaded",
+                            "busy_read", "prefer_busy_poll", "itr"}) {
+        varies |= key == k || key.ends_with(std::string(".") + k);
+      }
     }
     for (const auto& h : hosts) {
       const auto* nic = dynamic_cast<const model::PlatformNic*>(&h->nic());
-      if (nic == nullptr || !(nic->params().gro || varies_gro)) {
+      if (nic == nullptr || !(batches_rx(nic->params()) || varies)) {
         continue;
       }
       const model::PlatformNic::Stats& s = nic->stats();
@@ -237,6 +245,10 @@ struct Simulation::Impl {
       b.rx_cpu_ns_per_byte =
           s.rx_bytes > 0 ? b.rx_cpu_s * 1e9 / static_cast<double>(s.rx_bytes) : 0;
       b.cpu_busy_s = h->cpu().stats().busy.to_seconds();
+      b.interrupts = s.rx_irqs + s.tx_irqs;
+      b.napi_timer_polls = s.napi_timer_polls;
+      b.busy_poll_sessions = s.busy_poll_sessions;
+      b.busy_spin_s = s.busy_spin.to_seconds();
     }
   }
 
