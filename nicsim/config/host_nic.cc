@@ -15,6 +15,10 @@ std::unique_ptr<model::Nic> make_interface_nic(const NicConfig& nic, const Qdisc
   if (nic.model == NicModel::kPlatform) {
     model::PlatformNic::Params p = nic.platform;
     p.qdisc_bypass = qdisc.can_bypass();
+    if (!nic.max_link_rate.is_zero()) {  // what the Intel ITR heuristics read as link_speed
+      p.itr_link_mbps =
+          std::max<int64_t>(1, static_cast<int64_t>(nic.max_link_rate.bits_per_sec() / 1000000));
+    }
     return std::make_unique<model::PlatformNic>(p, std::move(q), cpu);
   }
   return std::make_unique<model::UsbNic>(nic.usb, std::move(q), cpu);

@@ -28,6 +28,7 @@ namespace nicsim::config {
 using detail::Field;
 using detail::Kind;
 using model::CpuCosts;
+using model::ItrMode;
 using model::PlatformNic;
 using model::TxCompletion;
 using model::UsbNic;
@@ -114,6 +115,26 @@ std::vector<NicField> make_platform_fields() {
       field<N>("adaptive_rx", Kind::kBool, [](N& n) -> bool& { return n.platform.adaptive_rx; }));
   f.push_back(field<N>("gro_max_size", Kind::kBytes,
                        [](N& n) -> int64_t& { return n.platform.gro_max_size; }));
+  // Intel adaptive ITR and NAPI deferral / busy polling (docs/rx-batching.md).
+  f.push_back(enum_field<N, ItrMode>("itr",
+                                     {{"fixed", ItrMode::kFixed},
+                                      {"igb", ItrMode::kIgb},
+                                      {"igb_conservative", ItrMode::kIgbConservative},
+                                      {"ixgbe", ItrMode::kIxgbe}},
+                                     [](N& n) -> ItrMode& { return n.platform.itr; }));
+  f.push_back(field<N>("napi_defer_hard_irqs", Kind::kInt,
+                       [](N& n) -> int64_t& { return n.platform.napi_defer_hard_irqs; }));
+  f.push_back(field<N>("gro_flush_timeout", Kind::kDuration,
+                       [](N& n) -> Duration& { return n.platform.gro_flush_timeout; }));
+  f.push_back(field<N>("threaded", Kind::kBool, [](N& n) -> bool& { return n.platform.threaded; }));
+  f.push_back(field<N>("threaded_wakeup", Kind::kDuration,
+                       [](N& n) -> Duration& { return n.platform.threaded_wakeup; }));
+  f.push_back(field<N>("busy_read", Kind::kDuration,
+                       [](N& n) -> Duration& { return n.platform.busy_read; }));
+  f.push_back(field<N>("prefer_busy_poll", Kind::kBool,
+                       [](N& n) -> bool& { return n.platform.prefer_busy_poll; }));
+  f.push_back(field<N>("busy_poll_budget", Kind::kInt,
+                       [](N& n) -> int64_t& { return n.platform.busy_poll_budget; }));
   return f;
 }
 

@@ -51,6 +51,7 @@ class Cpu {
     uint64_t jobs = 0;
     Duration busy;      // total time the core was busy
     Duration max_wait;  // longest time a job waited for the core
+    Duration spin;      // busy polling: time an application spun on the core (in busy too)
   };
 
   // Runs a job that becomes ready at `ready` and costs `cost`; returns when it completes.
@@ -61,6 +62,13 @@ class Cpu {
     stats_.busy += cost;
     ++stats_.jobs;
     return busy_until_;
+  }
+  // An application spinning (busy polling, SO_BUSY_POLL) keeps the core busy without doing
+  // modelled work: counted as busy time, but it delays no job (need_resched() ends the spin as
+  // soon as anything else wants the core, and the spinner runs the NAPI poll itself).
+  void add_spin(Duration d) {
+    stats_.busy += d;
+    stats_.spin += d;
   }
   Time busy_until() const { return busy_until_; }
   const Stats& stats() const { return stats_; }

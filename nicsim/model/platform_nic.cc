@@ -47,15 +47,36 @@ algo::IrqCoalescer::Params moderation_of(const algo::NetDim::Profile& p) {
   return algo::IrqCoalescer::Params{.usecs = Duration::us(p.usecs), .frames = p.frames};
 }
 
+algo::IntelItr::Params itr_params(const PlatformNic::Params& p) {
+  algo::IntelItr::Params i;
+  i.mode = p.itr == ItrMode::kIxgbe ? algo::IntelItr::Mode::kIxgbe
+           : p.itr == ItrMode::kIgb ? algo::IntelItr::Mode::kIgb
+                                    : algo::IntelItr::Mode::kIgbConservative;
+  i.link_mbps = std::max<int64_t>(p.itr_link_mbps, 1);
+  i.hz = p.doorbell.dql.hz;  // the host's CONFIG_HZ, as the presets give it for DQL
+  return i;
+}
+
+// An ITR interval as the coalescer's timer: no frame threshold (the EITR has none).
+algo::IrqCoalescer::Params itr_moderation(Duration interval) {
+  return algo::IrqCoalescer::Params{.usecs = interval, .frames = 0};
+}
+
 algo::IrqCoalescer::Params rx_irq_params(const PlatformNic::Params& p) {
   if (p.adaptive_rx) {  // the driver starts with net_dim_get_def_rx_moderation
     return moderation_of(algo::NetDim().default_profile());
+  }
+  if (p.itr != ItrMode::kFixed) {  // IGB_START_ITR / IXGBE_20K_ITR
+    return itr_moderation(algo::IntelItr(itr_params(p)).interval());
   }
   return p.rx_coalesce;
 }
 
 algo::IrqCoalescer::Params tx_irq_params(const PlatformNic::Params& p) {
   if (p.tx_completion == TxCompletion::kIrq) {
+    if (p.itr != ItrMode::kFixed && p.clean_tx_in_rx_poll) {
+      return rx_irq_params(p);  // one vector, one EITR
+    }
     return p.tx_coalesce;
   }
   // stmmac: every completed descriptor with the IC bit raises the DMA TX interrupt.
@@ -72,6 +93,20 @@ const char* to_string(TxCompletion mode) {
       return "stmmac_2014";
     case TxCompletion::kStmmacModern:
       return "stmmac_modern";
+  }
+  return "?";
+}
+
+const char* to_string(ItrMode mode) {
+  switch (mode) {
+    case ItrMode::kFixed:
+      return "fixed";
+    case ItrMode::kIgb:
+      return "igb";
+    case ItrMode::kIgbConservative:
+      return "igb_conservative";
+    case ItrMode::kIxgbe:
+      return "ixgbe";
   }
   return "?";
 }
@@ -151,6 +186,32 @@ Validation PlatformNic::Params::validate() const {
   if (napi_budget < 1) {
     return ParamError{"napi_budget", "must be >= 1, got " + std::to_string(napi_budget)};
   }
+  if (adaptive_rx && itr != ItrMode::kFixed) {
+    return ParamError{"itr", "adaptive_rx (net_dim) and an Intel ITR mode are exclusive"};
+  }
+  if (itr_link_mbps < 1) {
+    return ParamError{"itr_link_mbps", "must be >= 1, got " + std::to_string(itr_link_mbps)};
+  }
+  if (napi_defer_hard_irqs < 0 || napi_defer_hard_irqs > INT32_MAX) {
+    return ParamError{"napi_defer_hard_irqs",
+                      "must be in [0, 2147483647], got " + std::to_string(napi_defer_hard_irqs)};
+  }
+  if (gro_flush_timeout < Duration::zero()) {
+    return ParamError{"gro_flush_timeout", "must be >= 0"};
+  }
+  if (threaded_wakeup < Duration::zero()) {
+    return ParamError{"threaded_wakeup", "must be >= 0"};
+  }
+  if (busy_read < Duration::zero()) {
+    return ParamError{"busy_read", "must be >= 0"};
+  }
+  if (prefer_busy_poll && busy_read == Duration::zero()) {
+    return ParamError{"prefer_busy_poll", "needs busy_read > 0 (no application busy-polls)"};
+  }
+  if (busy_poll_budget < 1 || busy_poll_budget > 65535) {
+    return ParamError{"busy_poll_budget",
+                      "must be in [1, 65535], got " + std::to_string(busy_poll_budget)};
+  }
   if (gro_max_size < 1 || gro_max_size > 65536) {
     return ParamError{"gro_max_size",
                       "must be in [1 B, 64 KiB] (GRO_LEGACY_MAX_SIZE: IPv4 without BIG TCP), got " +
@@ -187,7 +248,8 @@ PlatformNic::PlatformNic(const Params& params, AnyQueue qdisc, const CpuCosts& c
       doorbell_(params_.doorbell),
       tx_irq_(tx_irq_params(params_)),
       rx_irq_(rx_irq_params(params_)),
-      gro_(gro_params(params_)) {
+      gro_(gro_params(params_)),
+      itr_(itr_params(params_)) {
   if (!qdisc_) {
     throw InvalidParams(ParamError{"qdisc", "no qdisc given"});
   }
@@ -221,12 +283,17 @@ void PlatformNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
   sink_ = sink;
   qdisc_drops_.set_sink(sink);
   qdisc_.set_observer(&qdisc_drops_);
+  start_spin(Time::zero());  // busy_read: the application starts in recv()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Stack → qdisc → driver.
 
 Verdict PlatformNic::send(Packet&& p, Time now) {
+  if (params_.busy_read != Duration::zero() && (spin_until_ == kNever || spin_until_ <= now)) {
+    // busy_read: a request/response application sends, then waits in recv() for the answer.
+    start_spin(now);
+  }
   ++stats_.sent_packets;
   stats_.sent_bytes += p.len;
   p.stamp(Stage::kQdiscIn, now);
@@ -564,6 +631,8 @@ void PlatformNic::finish_tx_clean(uint64_t n, Time t) {
     tx_free_descs_ += s.descs;
     tx_ring_bytes_ -= s.release.bytes;
     bytes += s.release.bytes;
+    ++itr_sample_.tx.packets;
+    itr_sample_.tx.bytes += static_cast<uint32_t>(s.release.bytes);
     releases_.push_back(s.release);
     ++tx_cleaned_;
   }
@@ -628,6 +697,17 @@ void PlatformNic::rx_arrival(Time t) {
   }
   rx_ring_.push_back(std::move(*f));
   stats_.max_rx_ring = std::max<uint64_t>(stats_.max_rx_ring, rx_ring_.size());
+  Napi& rx = napi_[rx_ctx_];
+  if (spinning(t) && !rx.scheduled) {
+    // napi_busy_loop: the spinning application sees the descriptor and takes the NAPI
+    // (NAPIF_STATE_SCHED | NAPIF_STATE_IN_BUSY_POLL) before any interrupt could; if the
+    // softirq owns it, the spinner waits for the data instead.
+    end_spin(t);
+    rx.scheduled = true;
+    rx.owner = Owner::kBusyLoop;
+    ++stats_.busy_poll_sessions;
+    schedule(t, Action{ActionKind::kNapiPoll, rx_ctx_, 0});
+  }
   const bool fire = rx_irq_.on_event(t);
   rx_irq_at_ = timer_of(rx_irq_);
   if (fire) {
@@ -643,13 +723,33 @@ void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
   }
   Napi& n = napi_[ctx];
   if (n.scheduled) {
+    if (n.owner != Owner::kSoftirq) {
+      // The application owns the NAPI: the handler runs and masks the vector, and
+      // napi_schedule_prep fails, setting NAPI_STATE_MISSED (busy_poll_stop clears it).
+      ++stats_.busy_poll_irqs;
+      n.missed = true;
+      rx_irq_.mask();
+      if (n.tx) {
+        tx_irq_.mask();
+      }
+      sync_irq_timers();
+      cpu_->run(t, costs_.per_interrupt);
+    }
     return;
   }
-  // Hard IRQ: mask the device's interrupt(s) and schedule NAPI (§7.2).
-  n.scheduled = true;
   if (n.rx) {
     ++rx_dim_events_;  // u16, wraps as the drivers' event counters do
   }
+  // Hard IRQ: mask the device's interrupt(s) and schedule NAPI (§7.2).
+  napi_schedule(ctx, t, costs_.per_interrupt);
+}
+
+// NAPI_STATE_SCHED is taken: mask the context's interrupts and run its poll — in the NET_RX
+// softirq, or in its kthread (threaded NAPI: wake_up_process and a context switch first).
+void PlatformNic::napi_schedule(uint8_t ctx, Time t, Duration cost) {
+  Napi& n = napi_[ctx];
+  n.scheduled = true;
+  n.owner = Owner::kSoftirq;
   if (n.rx) {
     rx_irq_.mask();
   }
@@ -657,14 +757,32 @@ void PlatformNic::raise_irq(uint8_t ctx, IrqCause cause, Time t) {
     tx_irq_.mask();
   }
   sync_irq_timers();
-  const Time t1 = cpu_->run(t, costs_.per_interrupt);
+  if (params_.threaded) {
+    cost += params_.threaded_wakeup;
+    ++stats_.threaded_wakeups;
+  }
+  const Time t1 = cpu_->run(t, cost);
   schedule(t1, Action{ActionKind::kNapiPoll, ctx, 0});
+}
+
+// napi_watchdog: the gro_flush_timeout hrtimer schedules the NAPI unless it is already
+// scheduled (relaxed napi_schedule_prep: no MISSED, it is not a device interrupt). The hrtimer
+// interrupt costs per_interrupt.
+void PlatformNic::napi_timer_fire(Time t) {
+  napi_timer_at_ = kNever;
+  ++stats_.napi_timer_fires;
+  if (napi_[rx_ctx_].scheduled) {
+    return;
+  }
+  ++stats_.napi_timer_polls;
+  napi_schedule(rx_ctx_, t, costs_.per_interrupt);
 }
 
 void PlatformNic::napi_poll(uint8_t ctx, Time t) {
   Napi& n = napi_[ctx];
   ++stats_.polls;
   n.work = 0;
+  n.budget = n.owner == Owner::kSoftirq ? params_.napi_budget : params_.busy_poll_budget;
   const Time t1 = cpu_->run(t, costs_.per_poll);
   if (n.tx) {
     // TX clean first (stmmac_poll / igb_poll order); it does not consume the budget.
@@ -680,7 +798,7 @@ void PlatformNic::napi_poll(uint8_t ctx, Time t) {
 
 void PlatformNic::rx_next(uint8_t ctx, Time t) {
   Napi& n = napi_[ctx];
-  if (n.rx && n.work < params_.napi_budget && !rx_ring_.empty()) {
+  if (n.rx && n.work < n.budget && !rx_ring_.empty()) {
     const Packet& f = rx_ring_.front();
     // With GRO the frame pays the driver's and dev_gro_receive's share; the stack's share
     // (per_rx_packet) is paid per packet GRO hands up (gro_charge).
@@ -701,6 +819,11 @@ void PlatformNic::rx_frame_done(uint8_t ctx, Time t) {
   ++n.work;
   ++stats_.rx_delivered;
   stats_.rx_bytes += f.len;
+  ++itr_sample_.rx.packets;  // the ring container's total_packets / total_bytes
+  itr_sample_.rx.bytes += f.len;
+  if (n.owner != Owner::kSoftirq) {
+    ++stats_.busy_poll_frames;
+  }
   if (params_.gro) {
     // napi_gro_receive: the frame joins a held packet, is held, or completes packets.
     const algo::GroHeader h = sink_->gro_header(f);
@@ -754,15 +877,45 @@ void PlatformNic::gro_deliver(uint8_t ctx, Time t, uint64_t then_end_poll) {
 
 void PlatformNic::poll_end(uint8_t ctx, Time t) {
   Napi& n = napi_[ctx];
-  if (n.rx && params_.gro && gro_.holding() > 0) {
-    // napi_complete_done → gro_flush_normal (and __napi_poll with the budget used up, which
-    // flushes everything when HZ < 1000): nothing is held across polls.
-    gro_.flush(t, false);
-    gro_charge(ctx, t, 1);
+  const bool exhausted = n.rx && n.work >= n.budget;
+  const bool busy_loop = n.owner == Owner::kBusyLoop;
+  if (n.rx && !exhausted && !busy_loop && !n.decided) {
+    decide_completion(n);  // before the flush: gro_flush_timeout keeps recent packets
+  }
+  if (n.rx && params_.gro && !busy_loop && !n.flushed && gro_.holding() > 0) {
+    // napi_complete_done → napi_gro_flush(n, !!timeout): with a timeout only packets older
+    // than the current jiffy; otherwise (and in __napi_poll with the budget used up at
+    // HZ < 1000) everything. The application's own polls flush nothing: napi_complete_done
+    // returns at once while NAPI_STATE_IN_BUSY_POLL is set; busy_poll_stop's poll flushes.
+    n.flushed = true;
+    gro_.flush(t, !exhausted && n.timeout > Duration::zero());
+    if (gro_charge(ctx, t, 1)) {
+      return;  // gro_deliver comes back here
+    }
+  }
+  n.flushed = false;
+  if (busy_loop) {
+    busy_poll_stop(ctx, t);  // the socket has data: sk_busy_loop_end ends the loop
     return;
   }
+  if (n.owner == Owner::kBusyStop) {
+    n.owner = Owner::kSoftirq;
+    start_spin(t);  // the application has its data and calls recv() again
+    if (exhausted) {
+      // __busy_poll_stop: more work. Without the timer, __napi_schedule hands it to the
+      // softirq; with it (prefer busy poll) the NAPI is released, the IRQ stays masked.
+      if (!n.skip_schedule) {
+        schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
+        return;
+      }
+      n.scheduled = false;
+      start_spin(t);
+      return;
+    }
+    // The driver's napi_complete_done, as after any poll.
+  }
   const bool modern = params_.tx_completion == TxCompletion::kStmmacModern;
-  if (n.rx && n.work >= params_.napi_budget) {
+  if (exhausted) {
     // Budget used up: stay scheduled (interrupt still masked) and poll again.
     ++stats_.budget_exhausted;
     if (n.tx && modern && tx_posted_ != tx_cleaned_) {
@@ -771,9 +924,59 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
     schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
     return;
   }
-  // napi_complete_done: re-enable the interrupt. Completions the poll handled no longer count;
-  // those it did not see may raise the next interrupt at once.
+  complete_poll(ctx, t);
+}
+
+// napi_complete_done's deferral (net/core/dev.c, Linux 5.7+ "net: napi: add hard irqs
+// deferral feature"; per-NAPI values since 6.13): a poll that did work reloads the defer count
+// and, with GRO, takes gro_flush_timeout as its timeout; while the count lasts, each completion
+// uses it up by one and — with a timeout — keeps the IRQ masked (ret false).
+void PlatformNic::decide_completion(Napi& n) {
+  n.decided = true;
+  n.timeout = Duration::zero();
+  n.unmask = true;
+  if (n.work > 0) {
+    if (params_.gro) {
+      n.timeout = params_.gro_flush_timeout;
+    }
+    n.defer_count = params_.napi_defer_hard_irqs;
+  }
+  if (n.defer_count > 0) {
+    --n.defer_count;
+    n.timeout = params_.gro_flush_timeout;
+    if (n.timeout > Duration::zero()) {
+      n.unmask = false;
+    }
+  }
+}
+
+// napi_complete_done + the driver's IRQ re-enable (igb_poll, ixgbe_poll: only when it returned
+// true). A completion with work wakes the application, which calls recv() again (busy_read).
+void PlatformNic::complete_poll(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
   n.scheduled = false;
+  if (n.rx) {
+    if (!n.decided) {
+      decide_completion(n);
+    }
+    n.decided = false;
+    if (n.timeout > Duration::zero()) {
+      napi_timer_at_ = t + n.timeout;  // hrtimer_start: restarts a pending timer
+    }
+    if (n.work > 0) {
+      start_spin(t);  // the softirq delivered: the woken application calls recv() again
+    }
+    if (!n.unmask) {
+      ++stats_.deferred_completions;  // the IRQ stays masked; the timer polls next
+      return;
+    }
+  }
+  reenable_irqs(ctx, t);
+}
+
+void PlatformNic::reenable_irqs(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  const bool modern = params_.tx_completion == TxCompletion::kStmmacModern;
   if (n.rx && params_.adaptive_rx) {
     // net_dim with the queue's running counters, as mlx5/bnxt do after napi_complete_done; the
     // new profile is applied at once (Linux: from a work item, microseconds later).
@@ -786,6 +989,9 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
       rx_dim_.profile_applied();
       ++stats_.dim_changes;
     }
+  }
+  if (n.rx && params_.itr != ItrMode::kFixed) {
+    update_itr(t);
   }
   bool fire_rx = false;
   bool fire_tx = false;
@@ -811,6 +1017,66 @@ void PlatformNic::poll_end(uint8_t ctx, Time t) {
   if (fire_rx || fire_tx) {
     raise_irq(ctx, fire_rx ? IrqCause::kRx : IrqCause::kTx, t);
   }
+}
+
+// igb_set_itr / ixgbe_set_itr with the ring totals since the last update; the new interval is
+// written to the vector's EITR (both coalescers when one vector serves RX and TX).
+void PlatformNic::update_itr(Time t) {
+  itr_sample_.time = t;
+  const bool changed = itr_.update(itr_sample_);
+  itr_sample_ = algo::IntelItr::Sample{};
+  if (!changed) {
+    return;
+  }
+  ++stats_.itr_changes;
+  const algo::IrqCoalescer::Params p = itr_moderation(itr_.interval());
+  rx_irq_.set_params(p);
+  if (params_.clean_tx_in_rx_poll && params_.tx_completion == TxCompletion::kIrq) {
+    tx_irq_.set_params(p);
+  }
+}
+
+// busy_poll_stop (net/core/dev.c): MISSED and IN_BUSY_POLL are cleared; with
+// SO_PREFER_BUSY_POLL and both napi_defer_hard_irqs and gro_flush_timeout set, the defer count
+// is reloaded and the hrtimer armed (skip_schedule); then napi->poll runs once more.
+void PlatformNic::busy_poll_stop(uint8_t ctx, Time t) {
+  Napi& n = napi_[ctx];
+  n.missed = false;
+  n.skip_schedule = false;
+  if (params_.prefer_busy_poll) {
+    n.defer_count = params_.napi_defer_hard_irqs;
+    if (n.defer_count > 0 && params_.gro_flush_timeout > Duration::zero()) {
+      napi_timer_at_ = t + params_.gro_flush_timeout;
+      n.skip_schedule = true;
+    }
+  }
+  n.owner = Owner::kBusyStop;
+  schedule(t, Action{ActionKind::kNapiPoll, ctx, 0});
+}
+
+// The application is back in recv() with an empty socket: it spins for busy_read.
+void PlatformNic::start_spin(Time t) {
+  if (params_.busy_read == Duration::zero() || cpu_ == nullptr) {
+    return;
+  }
+  end_spin(t);
+  spin_from_ = t;
+  spin_until_ = t + params_.busy_read;
+  spin_cpu0_ = cpu_->stats().busy;
+}
+
+// The spin ends (data arrived, or busy_read ran out: the application sleeps). The core was busy
+// for the whole window: what it did not spend on modelled work it spent spinning.
+void PlatformNic::end_spin(Time t) {
+  if (spin_until_ == kNever) {
+    return;
+  }
+  const Time end = min(max(t, spin_from_), spin_until_);
+  const Duration work = cpu_->stats().busy - spin_cpu0_;
+  const Duration spin = max(end - spin_from_ - work, Duration::zero());
+  cpu_->add_spin(spin);
+  stats_.busy_spin += spin;
+  spin_until_ = kNever;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -856,7 +1122,7 @@ void PlatformNic::dispatch(Time t, const Action& a) {
 
 std::optional<Time> PlatformNic::next_event() const {
   Time best = min(min(rx_irq_at_, tx_irq_at_), min(tx_timer_at_, qdisc_watchdog_));
-  best = min(best, agenda_next_);
+  best = min(best, min(agenda_next_, min(napi_timer_at_, spin_until_)));
   if (in_ != nullptr) {
     best = min(best, next_arrival());
   }
@@ -867,7 +1133,16 @@ std::optional<Time> PlatformNic::next_event() const {
 }
 
 void PlatformNic::advance(Time now) {
-  enum Source { kArrival, kRxTimer, kTxTimer, kStmmacTimer, kWatchdog, kAgenda };
+  enum Source {
+    kArrival,
+    kRxTimer,
+    kTxTimer,
+    kStmmacTimer,
+    kWatchdog,
+    kAgenda,
+    kNapiTimer,
+    kSpinEnd
+  };
   for (;;) {
     // The earliest event due by `now`; ties go to the first source in this order.
     Time best = next_arrival();
@@ -883,6 +1158,8 @@ void PlatformNic::advance(Time now) {
     pick(tx_timer_at_, kStmmacTimer);
     pick(qdisc_watchdog_, kWatchdog);
     pick(agenda_next_, kAgenda);
+    pick(napi_timer_at_, kNapiTimer);
+    pick(spin_until_, kSpinEnd);
     if (best > now) {
       return;
     }
@@ -920,6 +1197,12 @@ void PlatformNic::advance(Time now) {
         dispatch(due->first, due->second);
         break;
       }
+      case kNapiTimer:
+        napi_timer_fire(best);
+        break;
+      case kSpinEnd:
+        end_spin(best);  // busy_read ran out: the application sleeps until woken
+        break;
     }
   }
 }
@@ -977,6 +1260,21 @@ std::string PlatformNic::describe() const {
   s += " napi_budget=" + std::to_string(p.napi_budget);
   if (p.gro) {
     s += " gro=on gro_max_size=" + std::to_string(p.gro_max_size);
+  }
+  if (p.itr != ItrMode::kFixed) {
+    s += std::string(" itr=") + to_string(p.itr);
+  }
+  if (p.napi_defer_hard_irqs != 0 || p.gro_flush_timeout != Duration::zero()) {
+    s += " napi_defer_hard_irqs=" + std::to_string(p.napi_defer_hard_irqs) +
+         " gro_flush_timeout=" + format_duration(p.gro_flush_timeout);
+  }
+  if (p.threaded) {
+    s += " threaded=on";
+  }
+  if (p.busy_read != Duration::zero()) {
+    s += " busy_read=" + format_duration(p.busy_read) +
+         " busy_poll_budget=" + std::to_string(p.busy_poll_budget) +
+         " prefer_busy_poll=" + on_off(p.prefer_busy_poll);
   }
   s += std::string(" bypass=") + on_off(p.qdisc_bypass);
   s += std::string(" bulk_dequeue=") + on_off(p.bulk_dequeue);

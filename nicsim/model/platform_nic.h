@@ -58,6 +58,21 @@
 // unmasked. With clean_tx_in_rx_poll one NAPI context serves both directions (igb/ixgbe, 2014
 // stmmac): RX interrupts also clean TX. Otherwise TX has its own NAPI context (stmmac since 5.x).
 //
+// Receive batching beyond fixed coalescing (docs/rx-batching.md; Linux net/core/dev.c
+// napi_complete_done, napi_watchdog, napi_busy_loop, busy_poll_stop, ____napi_schedule (a
+// threaded NAPI wakes napi->thread); drivers/net/ethernet/intel/{igb,ixgbe}):
+//  - napi_defer_hard_irqs + gro_flush_timeout: a completion after work reloads the defer count;
+//    while it lasts (and a timeout is set) the IRQ stays masked and the hrtimer polls again;
+//    with a timeout GRO flushes only packets older than the current jiffy.
+//  - threaded: every NAPI schedule (IRQ or timer) also pays threaded_wakeup on the core.
+//  - busy_read: the application spins after each send and each delivery; a frame landing while
+//    it spins and the NAPI is free is polled by it (per_poll, no IRQ, busy_poll_budget frames),
+//    then busy_poll_stop polls once more and completes as usual; an IRQ meanwhile costs its
+//    handler and is MISSED. prefer_busy_poll + both defer keys: busy_poll_stop arms the timer
+//    and keeps the IRQ masked. Spin time is added to the Cpu's busy time, delaying no job.
+//  - itr: algo::IntelItr after each completion that re-enables the IRQ (igb_poll/ixgbe_poll);
+//    the interval reprograms the RX coalescer (and TX with clean_tx_in_rx_poll).
+//
 // All work runs on the host's Cpu (a serial server): a slow CPU delays RX processing until the
 // ring overflows. State changes of a CPU job are applied when the job is issued for the qdisc
 // run / driver xmit (their hardware effects — the doorbell — happen at the job's end); NAPI
@@ -72,9 +87,10 @@
 // descs_per_frame descriptors and BQL counts its len (the kernel counts skb->len, header once);
 // the bypass path is taken only when the queue is not stopped (the kernel would requeue the
 // packet); requeued packets are re-sent one per list, as dequeue_skb does; TX clean does not
-// consume NAPI budget; netdev_budget (300) / ksoftirqd, GRO, the RX page pool and DIM are not
-// modelled; stmmac timers are exact (no jiffies rounding); a timer expiry costs per_interrupt;
-// the doorbell's CPU cost is CpuCosts::per_kick + Doorbell::Params::kick_cost.
+// consume NAPI budget; netdev_budget (300) / ksoftirqd and the RX page pool are not modelled
+// (GRO, DIM, Intel ITR, deferred IRQs, threaded NAPI and busy polling: docs/rx-batching.md); stmmac
+// timers are exact (no jiffies rounding); a timer expiry costs per_interrupt; the doorbell's CPU
+// cost is CpuCosts::per_kick + Doorbell::Params::kick_cost.
 
 #include <cstdint>
 #include <optional>
@@ -84,6 +100,7 @@
 
 #include "nicsim/algo/doorbell.h"
 #include "nicsim/algo/gro.h"
+#include "nicsim/algo/intel_itr.h"
 #include "nicsim/algo/irq_coalescer.h"
 #include "nicsim/algo/net_dim.h"
 #include "nicsim/core/element.h"
@@ -109,6 +126,15 @@ enum class TxCompletion : uint8_t {
 // Scenario-file names: "irq", "stmmac_2014", "stmmac_modern".
 const char* to_string(TxCompletion mode);
 std::optional<TxCompletion> tx_completion_from_string(std::string_view name);
+
+// RX interrupt moderation policy (ethtool -C rx-usecs on igb/ixgbe, docs/rx-batching.md).
+enum class ItrMode : uint8_t {
+  kFixed,            // "fixed": rx_coalesce / tx_coalesce as given
+  kIgb,              // "igb": igb dynamic ITR (rx-usecs 1), algo::IntelItr
+  kIgbConservative,  // "igb_conservative": igb's default (rx-usecs 3: never lowest_latency)
+  kIxgbe,            // "ixgbe": ixgbe_update_itr (rx-usecs 1, ixgbe's default)
+};
+const char* to_string(ItrMode mode);
 
 class PlatformNic final : public Nic {
  public:
@@ -176,6 +202,35 @@ class PlatformNic final : public Nic {
     // moderation from its profile table, starting at the default profile (8 us, 256 frames);
     // rx_coalesce is then only the validated fallback. Off: rx_coalesce is fixed.
     bool adaptive_rx = false;
+    // Intel adaptive ITR (algo::IntelItr): after each completed poll the vector's interval is
+    // recomputed and applied to the RX coalescer (and to TX with clean_tx_in_rx_poll: one
+    // vector, one EITR). kFixed: rx_coalesce as given. Exclusive with adaptive_rx.
+    ItrMode itr = ItrMode::kFixed;
+    // The link speed the ITR heuristics see (adapter->link_speed); the config layer sets it
+    // from the NIC's max_link_rate.
+    int64_t itr_link_mbps = 1000;
+
+    // ---- NAPI deferral, threaded NAPI, busy polling (net/core/dev.c) ----
+    // /sys/class/net/X/napi_defer_hard_irqs: completed polls that keep the IRQ masked and
+    // re-poll from the gro_flush_timeout hrtimer instead (napi_complete_done). 0: off.
+    int64_t napi_defer_hard_irqs = 0;
+    // /sys/class/net/X/gro_flush_timeout: the hrtimer napi_complete_done arms; also holds GRO
+    // packets of the current jiffy across polls. 0: off.
+    Duration gro_flush_timeout = Duration::zero();
+    // /sys/class/net/X/threaded: the poll runs in a kthread; every NAPI schedule wakes it
+    // (wake_up_process + a context switch), costing threaded_wakeup on the core.
+    bool threaded = false;
+    // Wakeup + context switch into the NAPI kthread: ~2 us on x86 (order of magnitude of
+    // lmbench lat_ctx / perf bench sched pipe figures; model estimate, not measured here).
+    Duration threaded_wakeup = Duration::us(2);
+    // SO_BUSY_POLL / net.core.busy_read (net.core.busy_poll for poll/epoll): the receiving
+    // application spins up to this long on the queue's NAPI when its socket is empty. 0: off.
+    Duration busy_read = Duration::zero();
+    // SO_PREFER_BUSY_POLL: with napi_defer_hard_irqs and gro_flush_timeout, busy_poll_stop
+    // keeps the IRQ masked and arms the timer instead (the app polls, not the IRQ).
+    bool prefer_busy_poll = false;
+    // SO_BUSY_POLL_BUDGET: BUSY_POLL_BUDGET = 8 frames per napi_busy_loop poll.
+    int64_t busy_poll_budget = 8;
 
     Validation validate() const;
   };
@@ -234,7 +289,17 @@ class PlatformNic final : public Nic {
     // for receiving (per_rx_frame share + copy per frame, per_rx_packet per packet).
     uint64_t rx_stack_packets = 0;
     uint64_t dim_changes = 0;  // adaptive_rx: profiles applied
-    Duration rx_cpu;           // receive work on the CPU (with GRO or without), excluding IRQ/poll
+    uint64_t itr_changes = 0;  // itr: interval changes applied
+    // NAPI deferral / busy polling.
+    uint64_t napi_timer_fires = 0;      // gro_flush_timeout hrtimer expiries (napi_watchdog)
+    uint64_t napi_timer_polls = 0;      // ... that scheduled a poll
+    uint64_t deferred_completions = 0;  // napi_complete_done that kept the IRQ masked
+    uint64_t threaded_wakeups = 0;      // threaded: NAPI kthread wakeups
+    uint64_t busy_poll_sessions = 0;    // napi_busy_loop sessions that polled the queue
+    uint64_t busy_poll_frames = 0;      // frames received by the application's polls
+    uint64_t busy_poll_irqs = 0;        // IRQs that found the NAPI owned by the busy poller
+    Duration busy_spin;                 // time the application spun (counted as CPU busy)
+    Duration rx_cpu;  // receive work on the CPU (with GRO or without), excluding IRQ/poll
     // BQL.
     uint64_t bql_limit_high_water = 0;
   };
@@ -261,6 +326,7 @@ class PlatformNic final : public Nic {
   const Params& params() const { return params_; }
   const algo::Gro& gro() const { return gro_; }
   const algo::NetDim& rx_dim() const { return rx_dim_; }
+  const algo::IntelItr& intel_itr() const { return itr_; }
   const algo::Doorbell& doorbell() const { return doorbell_; }
   const AnyQueue& qdisc() const { return qdisc_; }
   AnyQueue& qdisc() { return qdisc_; }
@@ -285,6 +351,12 @@ class PlatformNic final : public Nic {
     kRxFrameDone,  // ctx: the CPU finished the RX ring's head frame
     kQdiscRun,     // NET_TX softirq
     kGroDeliver,   // ctx: the stack finished GRO's completed packets; value 1: poll ending
+  };
+  // Who owns a NAPI context between schedule and completion (net/core/dev.c).
+  enum class Owner : uint8_t {
+    kSoftirq,   // an IRQ or the NAPI timer scheduled it (NET_RX softirq or the kthread)
+    kBusyLoop,  // napi_busy_loop: the application polls (NAPI_STATE_IN_BUSY_POLL)
+    kBusyStop,  // busy_poll_stop's last napi->poll
   };
   struct Action {
     ActionKind kind;
@@ -326,6 +398,16 @@ class PlatformNic final : public Nic {
     bool rx = false;         // polls the RX ring
     bool tx = false;         // cleans the TX ring
     int64_t work = 0;        // RX frames processed in the current invocation
+    int64_t budget = 64;     // the current invocation's budget
+    Owner owner = Owner::kSoftirq;
+    bool missed = false;         // NAPI_STATE_MISSED: an IRQ came while the app owned it
+    bool skip_schedule = false;  // busy_poll_stop armed the timer (prefer busy poll)
+    int64_t defer_count = 0;     // napi->defer_hard_irqs_count
+    // napi_complete_done's decision for the poll now ending, made once before the GRO flush.
+    bool decided = false;
+    bool flushed = false;
+    bool unmask = true;  // ret: the driver may re-enable the IRQ
+    Duration timeout;    // the hrtimer to arm (0: none)
   };
 
   // TX path.
@@ -349,6 +431,16 @@ class PlatformNic final : public Nic {
   void rx_next(uint8_t ctx, Time t);
   void rx_frame_done(uint8_t ctx, Time t);
   void poll_end(uint8_t ctx, Time t);
+  void napi_schedule(uint8_t ctx, Time t, Duration cost);
+  void decide_completion(Napi& n);
+  void complete_poll(uint8_t ctx, Time t);
+  void reenable_irqs(uint8_t ctx, Time t);
+  void update_itr(Time t);
+  void busy_poll_stop(uint8_t ctx, Time t);
+  void napi_timer_fire(Time t);
+  bool spinning(Time t) const { return spin_until_ != kNever && t >= spin_from_; }
+  void start_spin(Time t);
+  void end_spin(Time t);
   bool gro_charge(uint8_t ctx, Time t, uint64_t then_end_poll);
   void gro_deliver(uint8_t ctx, Time t, uint64_t then_end_poll);
   void tx_timer_fire(Time t);
@@ -434,6 +526,14 @@ class PlatformNic final : public Nic {
   uint16_t rx_dim_events_ = 0;  // RX interrupts that scheduled NAPI (the DIM event counter)
   Napi napi_[2];
   uint8_t rx_ctx_ = 0;
+  algo::IntelItr itr_;
+  algo::IntelItr::Sample itr_sample_;  // totals since the last ITR update
+  Time napi_timer_at_ = kNever;        // the RX NAPI's gro_flush_timeout hrtimer
+  // Busy polling: the application spins in [spin_from_, spin_until_); spin_cpu0_ is the core's
+  // busy time when the window opened (work done meanwhile is not spin).
+  Time spin_from_;
+  Time spin_until_ = kNever;
+  Duration spin_cpu0_;
   uint8_t tx_ctx_ = 0;
 
   Stats stats_;

@@ -969,6 +969,12 @@ struct GroRx {
         nic(params(gro, adaptive_rx), pfifo(), costs) {
     nic.attach(&out, &in, &cpu, &sink);
   }
+  explicit GroRx(const PlatformNic::Params& p, const CpuCosts& costs = gro_costs())
+      : in(Wire::Params{.rate = Rate::gbit(1)}),
+        out(Wire::Params{.rate = Rate::gbit(1)}),
+        nic(p, pfifo(), costs) {
+    nic.attach(&out, &in, &cpu, &sink);
+  }
   static PlatformNic::Params params(bool gro, bool adaptive_rx) {
     PlatformNic::Params p;
     p.rx_coalesce = {.usecs = 100_us, .frames = 0};  // a 5-frame burst (60 us) fits one poll
@@ -1150,6 +1156,276 @@ TEST(PlatformNicDim, AdaptiveRxStartsAtTheDefaultProfileAndFollowsNetDim) {
   f.run_until(at_ns(100'000'000));
   EXPECT_EQ(f.nic.stats().dim_changes, 0u);
   EXPECT_EQ(f.nic.rx_dim().stats().windows, 0u);
+}
+
+// ---- deferred IRQs, threaded NAPI, busy polling, Intel ITR (docs/rx-batching.md) ----------
+
+// One receiving NIC fed from a 1 Gbit/s wire: a 1514-byte frame put on it at t arrives 12.304 us
+// later. test_costs(): IRQ 2 us, poll 1 us, frame 3 us.
+struct PollRx {
+  static constexpr Duration kWire = Duration::ns(12'304);
+  explicit PollRx(const PlatformNic::Params& p, const CpuCosts& c = test_costs())
+      : in(Wire::Params{.rate = Rate::gbit(1)}),
+        out(Wire::Params{.rate = Rate::gbit(1)}),
+        nic(p, pfifo(), c) {
+    nic.attach(&out, &in, &cpu, &sink);
+  }
+  static PlatformNic::Params irq_per_frame() {
+    PlatformNic::Params p;
+    p.rx_coalesce = {.usecs = Duration::zero(), .frames = 1};
+    return p;
+  }
+  void frame(Time t) {
+    Packet f;
+    f.id = ++next_id;
+    f.len = 1514;
+    in.transmit(std::move(f), t);
+  }
+  void run_until(Time end) {
+    for (;;) {
+      std::optional<Time> t = nic.next_event();
+      if (!t || *t > end) {
+        return;
+      }
+      nic.advance(*t);
+    }
+  }
+  Time at(size_t i) const { return sink.delivered.at(i).at; }
+  Wire in;
+  Wire out;
+  Cpu cpu;
+  Sink sink;
+  PlatformNic nic;
+  uint64_t next_id = 0;
+};
+
+TEST(PlatformNicDefer, DeferHardIrqsKeepsTheIrqMaskedForTheCountThenReenablesIt) {
+  // napi_defer_hard_irqs 2, gro_flush_timeout 100 us: the poll that did work reloads the count
+  // (2) and uses one: IRQ masked, timer. Two empty timer polls use the rest; the second one
+  // re-enables the IRQ without arming the timer.
+  PlatformNic::Params p = PollRx::irq_per_frame();
+  p.napi_defer_hard_irqs = 2;
+  p.gro_flush_timeout = 100_us;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.run_until(at_ns(900'000));
+  const Time a = Time::zero() + PollRx::kWire;
+  ASSERT_EQ(r.sink.delivered.size(), 1u);
+  EXPECT_EQ(r.at(0), a + 6_us);  // IRQ 2 + poll 1 + frame 3: unchanged for the first frame
+  const PlatformNic::Stats& s = r.nic.stats();
+  EXPECT_EQ(s.rx_irqs, 1u);
+  EXPECT_EQ(s.napi_timer_fires, 2u);
+  EXPECT_EQ(s.napi_timer_polls, 2u);
+  EXPECT_EQ(s.polls, 3u);
+  EXPECT_EQ(s.deferred_completions, 2u);  // the first poll and the first timer poll
+  // Timer polls cost the hrtimer interrupt and a poll: 2 x (2 + 1) us on top of the 6 us.
+  EXPECT_EQ(r.cpu.stats().busy, 12_us);
+  // The IRQ is live again: a frame 1 ms later raises one.
+  r.frame(at_ns(1'000'000));
+  r.run_until(at_ns(2'000'000));
+  EXPECT_EQ(s.rx_irqs, 2u);
+}
+
+TEST(PlatformNicDefer, AFrameArrivingWhileDeferredWaitsForTheTimer) {
+  PlatformNic::Params p = PollRx::irq_per_frame();
+  p.napi_defer_hard_irqs = 2;
+  p.gro_flush_timeout = 100_us;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.frame(at_ns(20'000));  // arrives 20 us after the first, IRQ masked by then
+  r.run_until(at_ns(900'000));
+  const Time a = Time::zero() + PollRx::kWire;
+  ASSERT_EQ(r.sink.delivered.size(), 2u);
+  // First poll ends at a + 6 us; timer 100 us later; hrtimer IRQ 2 + poll 1 + frame 3.
+  EXPECT_EQ(r.at(1), a + 6_us + 100_us + 6_us);
+  EXPECT_EQ(r.nic.stats().rx_irqs, 1u);
+  // Without deferral it had its own interrupt and was delivered 6 us after arriving.
+  PollRx plain(PollRx::irq_per_frame());
+  plain.frame(Time::zero());
+  plain.frame(at_ns(20'000));
+  plain.run_until(at_ns(900'000));
+  EXPECT_EQ(plain.at(1), at_ns(20'000) + PollRx::kWire + 6_us);
+  EXPECT_EQ(plain.nic.stats().rx_irqs, 2u);
+}
+
+TEST(PlatformNicDefer, DeferWithoutTimeoutDoesNothing) {
+  // napi_complete_done keeps the IRQ masked only if gro_flush_timeout is set.
+  PlatformNic::Params p = PollRx::irq_per_frame();
+  p.napi_defer_hard_irqs = 5;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.frame(at_ns(20'000));
+  r.run_until(at_ns(900'000));
+  EXPECT_EQ(r.nic.stats().rx_irqs, 2u);
+  EXPECT_EQ(r.nic.stats().deferred_completions, 0u);
+  EXPECT_EQ(r.nic.stats().napi_timer_fires, 0u);
+}
+
+TEST(PlatformNicDefer, GroFlushTimeoutHoldsGroPacketsAcrossPolls) {
+  // Two 5-segment bursts of one flow, 200 us apart: without gro_flush_timeout each poll's
+  // packet is flushed at napi_complete_done ({5, 5}); with it (1 ms, defer 0) only packets
+  // older than the current jiffy are, so the second burst joins the held packet and the
+  // timer's empty poll (no work: no timeout) flushes one packet of ten.
+  auto run = [](Duration timeout) {
+    PlatformNic::Params p = GroRx::params(true, false);
+    p.gro_flush_timeout = timeout;
+    GroRx r(p);
+    for (uint64_t n = 0; n < 5; ++n) {
+      r.frame(n, at_ns(0));
+    }
+    for (uint64_t n = 5; n < 10; ++n) {
+      r.frame(n, at_ns(200'000));
+    }
+    r.run_until(at_ns(3'000'000));
+    return std::make_pair(r.sizes(), r.nic.stats());
+  };
+  const auto [plain, ps] = run(Duration::zero());
+  EXPECT_EQ(plain, (std::vector<size_t>{5, 5}));
+  const auto [held, hs] = run(1_ms);
+  EXPECT_EQ(held, (std::vector<size_t>{10}));
+  EXPECT_EQ(hs.rx_irqs, 2u);  // defer 0: the IRQ was re-enabled after each poll
+  EXPECT_EQ(hs.napi_timer_polls, 1u);
+  EXPECT_EQ(hs.deferred_completions, 0u);
+}
+
+TEST(PlatformNicThreaded, EveryNapiScheduleWakesTheKthread) {
+  PlatformNic::Params p = PollRx::irq_per_frame();
+  p.threaded = true;
+  p.threaded_wakeup = 2_us;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.run_until(at_ns(900'000));
+  EXPECT_EQ(r.at(0), Time::zero() + PollRx::kWire + 2_us + 2_us + 1_us + 3_us);
+  EXPECT_EQ(r.nic.stats().threaded_wakeups, 1u);
+  EXPECT_EQ(r.cpu.stats().busy, 8_us);
+}
+
+TEST(PlatformNicBusyPoll, TheSpinningApplicationPollsTheFrameWithoutAnInterrupt) {
+  // rx-usecs 50: the interrupt path waits 50 us. The application spinning in recv()
+  // (busy_read 1 ms) takes the NAPI when the frame lands: poll 1 + frame 3 us, then
+  // busy_poll_stop's poll (1 us) re-enables the IRQ with nothing pending.
+  PlatformNic::Params p;
+  p.rx_coalesce = {.usecs = 50_us, .frames = 0};
+  p.busy_read = 1_ms;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.run_until(at_ns(5'000'000));
+  const Time a = Time::zero() + PollRx::kWire;
+  ASSERT_EQ(r.sink.delivered.size(), 1u);
+  EXPECT_EQ(r.at(0), a + 1_us + 3_us);
+  const PlatformNic::Stats& s = r.nic.stats();
+  EXPECT_EQ(s.rx_irqs, 0u);
+  EXPECT_EQ(s.busy_poll_sessions, 1u);
+  EXPECT_EQ(s.busy_poll_frames, 1u);
+  EXPECT_EQ(s.polls, 2u);  // napi_busy_loop's poll + busy_poll_stop's
+  // Spin: from 0 to the arrival, then busy_read again after the session (5 us of work):
+  // the core is busy for all of it.
+  EXPECT_EQ(s.busy_spin, (a - Time::zero()) + 1_ms);
+  EXPECT_EQ(r.cpu.stats().spin, s.busy_spin);
+  EXPECT_EQ(r.cpu.stats().busy, s.busy_spin + 5_us);
+  // The interrupt path: 50 us later and 1 us more (IRQ 2 us instead of the second poll).
+  PlatformNic::Params q = p;
+  q.busy_read = Duration::zero();
+  PollRx irq(q);
+  irq.frame(Time::zero());
+  irq.run_until(at_ns(5'000'000));
+  EXPECT_EQ(irq.at(0), a + 50_us + 6_us);
+  EXPECT_EQ(irq.cpu.stats().busy, 6_us);
+}
+
+TEST(PlatformNicBusyPoll, AnIrqWhileTheAppOwnsTheNapiIsMissedAndCostsItsHandler) {
+  // rx-frames 1: the interrupt fires as the frame lands, after the spinner took the NAPI:
+  // napi_schedule_prep fails (MISSED), the handler's 2 us run before the application's poll.
+  PlatformNic::Params p = PollRx::irq_per_frame();
+  p.busy_read = 1_ms;
+  PollRx r(p);
+  r.frame(Time::zero());
+  r.run_until(at_ns(100'000));
+  const PlatformNic::Stats& s = r.nic.stats();
+  EXPECT_EQ(s.rx_irqs, 1u);
+  EXPECT_EQ(s.busy_poll_irqs, 1u);
+  EXPECT_EQ(s.busy_poll_sessions, 1u);
+  EXPECT_EQ(s.polls, 2u);  // no softirq poll: busy_poll_stop cleared MISSED
+  EXPECT_EQ(r.at(0), Time::zero() + PollRx::kWire + 2_us + 1_us + 3_us);
+}
+
+TEST(PlatformNicBusyPoll, PreferBusyPollKeepsTheIrqOffWhileTheAppPolls) {
+  // Frames every 100 us, the app spinning between them. Plain busy polling: the IRQ is live
+  // between sessions, so every frame also raises one. Preferred busy polling with
+  // napi_defer_hard_irqs 2 and gro_flush_timeout 500 us: busy_poll_stop arms the timer and
+  // leaves the IRQ masked; only the first frame (IRQ live at start) raises one.
+  auto run = [](bool prefer) {
+    PlatformNic::Params p = PollRx::irq_per_frame();
+    p.busy_read = 1_ms;
+    p.prefer_busy_poll = prefer;
+    p.napi_defer_hard_irqs = 2;
+    p.gro_flush_timeout = 500_us;
+    PollRx r(p);
+    for (int i = 0; i < 20; ++i) {
+      r.frame(at_ns(i * 100'000));
+    }
+    r.run_until(at_ns(10'000'000));
+    EXPECT_EQ(r.sink.delivered.size(), 20u);
+    EXPECT_EQ(r.nic.stats().busy_poll_sessions, 20u);
+    return r.nic.stats();
+  };
+  const PlatformNic::Stats plain = run(false);
+  const PlatformNic::Stats prefer = run(true);
+  EXPECT_EQ(plain.rx_irqs, 20u);
+  EXPECT_EQ(plain.busy_poll_irqs, 20u);
+  EXPECT_EQ(prefer.rx_irqs, 1u);
+  EXPECT_EQ(prefer.busy_poll_irqs, 1u);
+  // After the last frame the app's spin runs out and the timer's polls re-enable the IRQ.
+  EXPECT_GE(prefer.napi_timer_polls, 2u);
+}
+
+TEST(PlatformNicItr, IgbConservativeStartsAtIgbStartItrThenTwentyThousand) {
+  // igb_set_itr after the first completed poll: one small packet → lowest_latency, which
+  // conservative mode turns into low_latency: 49 us. The first frame waited IGB_START_ITR.
+  PlatformNic::Params p;
+  p.itr = ItrMode::kIgbConservative;
+  p.itr_link_mbps = 1000;
+  PollRx r(p);
+  EXPECT_EQ(r.nic.intel_itr().interval(), 162_us);
+  r.frame(Time::zero());
+  r.frame(at_ns(1'000'000));
+  r.run_until(at_ns(3'000'000));
+  ASSERT_EQ(r.sink.delivered.size(), 2u);
+  EXPECT_EQ(r.at(0), Time::zero() + PollRx::kWire + 162_us + 6_us);
+  EXPECT_EQ(r.at(1), at_ns(1'000'000) + PollRx::kWire + 49_us + 6_us);
+  EXPECT_EQ(r.nic.stats().itr_changes, 1u);
+  EXPECT_EQ(r.nic.intel_itr().state().rx_range, algo::IntelItr::Latency::kLow);
+}
+
+TEST(PlatformNicItr, IxgbeStartsAtTwentyThousandAndSizesBySmallPackets) {
+  PlatformNic::Params p;
+  p.itr = ItrMode::kIxgbe;
+  p.itr_link_mbps = 10000;
+  PollRx r(p);
+  EXPECT_EQ(r.nic.intel_itr().interval(), 50_us);
+  r.frame(Time::zero());
+  r.run_until(at_ns(1'000'000));
+  // One 1514-byte packet: latency mode, sized 1514*5 + 22420 = 29990, halved 14995,
+  // ceil(/512) x 2 = 60 us (| latency: 188); the TX ring, no packets: current 50 + 2 us, its
+  // start flag kept (| latency: 180). The vector takes the smaller raw value: 52 us.
+  EXPECT_EQ(r.nic.intel_itr().state().rx_itr, algo::IntelItr::kIxgbeLatency | 60u);
+  EXPECT_EQ(r.nic.intel_itr().interval(), 52_us);
+}
+
+TEST(PlatformNicPollKeys, RejectsBadCombinations) {
+  PlatformNic::Params p;
+  p.adaptive_rx = true;
+  p.itr = ItrMode::kIxgbe;
+  EXPECT_EQ(p.validate()->key, "itr");
+  PlatformNic::Params q;
+  q.prefer_busy_poll = true;
+  EXPECT_EQ(q.validate()->key, "prefer_busy_poll");
+  PlatformNic::Params r;
+  r.napi_defer_hard_irqs = -1;
+  EXPECT_EQ(r.validate()->key, "napi_defer_hard_irqs");
+  PlatformNic::Params b;
+  b.busy_poll_budget = 0;
+  EXPECT_EQ(b.validate()->key, "busy_poll_budget");
 }
 
 }  // namespace

@@ -870,7 +870,10 @@ const Table<RxBatching>& rx_batching_table() {
       field("polls", &S::polls, kCount, ref("count"), P::kOptional),
       field("irqs_per_s", &S::irqs_per_s, kNumber, ref("nonnegative"), P::kOptional),
       field("cpu_ns_per_frame", &S::cpu_ns_per_frame, kNumber, ref("nonnegative"), P::kOptional),
-      field("rx_latency_ms", &S::rx_latency_ms, kStats, ref("stats"), P::kOptional)};
+      field("rx_latency_ms", &S::rx_latency_ms, kStats, ref("stats"), P::kOptional),
+      field("napi_timer_polls", &S::napi_timer_polls, kCount, ref("count"), P::kOptional),
+      field("busy_poll_sessions", &S::busy_poll_sessions, kCount, ref("count"), P::kOptional),
+      field("busy_spin_s", &S::busy_spin_s, kNumber, ref("seconds"), P::kOptional)};
   return t;
 }
 

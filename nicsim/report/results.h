@@ -363,8 +363,9 @@ struct TransfersResult {
 };
 
 // Receive-side batching of one host's NIC over the run (docs/rx-batching.md): written for a
-// host whose NIC has GRO on, and for every platform-NIC host of a run that varies a `gro` key
-// (so the off and on runs of a sweep compare). Absent otherwise.
+// host whose NIC has GRO, deferred IRQs, threaded NAPI, busy polling or an Intel ITR mode on,
+// and for every platform-NIC host of a run that varies one of those keys (so the off and on
+// runs of a sweep compare). Absent otherwise.
 struct RxBatching {
   bool gro = false;               // GRO on at this NIC
   uint64_t frames = 0;            // frames the driver took from the RX ring
@@ -388,6 +389,10 @@ struct RxBatching {
   // the wire to its delivery to the stack (coalescing wait, RX ring wait, poll work, GRO hold),
   // ms; the `rx` stage of this host's incoming frames. Lost frames are not counted.
   LatencyStats rx_latency_ms{};
+  // NAPI deferral / busy polling (optional in documents written before them).
+  uint64_t napi_timer_polls = 0;    // polls the gro_flush_timeout hrtimer scheduled
+  uint64_t busy_poll_sessions = 0;  // napi_busy_loop sessions of the application
+  double busy_spin_s = 0;           // time the application spun (part of cpu_busy_s)
   bool operator==(const RxBatching&) const = default;
 };
 

@@ -634,6 +634,15 @@ std::string format_rx_batching(const Run& run) {
                            "", b.rx_irqs, b.tx_irqs, b.irqs_per_s, b.polls, b.cpu_ns_per_frame,
                            b.rx_latency_ms.mean * 1e3, b.rx_latency_ms.p99 * 1e3);
     }
+    if (b.napi_timer_polls != 0 || b.busy_poll_sessions != 0) {
+      out += printf_string(
+          "  %-16s interrupts %.3f per frame  timer polls %" PRIu64 "  busy-poll sessions %" PRIu64
+          "  spin %.3f s\n",
+          "",
+          b.frames > 0 ? static_cast<double>(b.rx_irqs + b.tx_irqs) / static_cast<double>(b.frames)
+                       : 0.0,
+          b.napi_timer_polls, b.busy_poll_sessions, b.busy_spin_s);
+    }
   }
   return out;
 }

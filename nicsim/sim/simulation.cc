@@ -204,16 +204,30 @@ struct Simulation::Impl {
     return out;
   }
 
-  // A key of the receive batching trade-off (docs/rx-batching.md "The knee"): GRO, adaptive
-  // moderation, fixed RX coalescing (also in a brace group: "{rx_coalesce,tx_coalesce}.usecs").
+  // A key of the receive batching trade-off (docs/rx-batching.md): GRO, adaptive moderation,
+  // fixed RX coalescing (also in a brace group: "{rx_coalesce,tx_coalesce}.usecs"), deferred
+  // IRQs, threaded NAPI, busy polling, Intel ITR.
   static bool is_rx_batching_key(const std::string& key) {
-    return key == "gro" || key.ends_with(".gro") || key == "adaptive_rx" ||
-           key.ends_with(".adaptive_rx") || key.find("rx_coalesce") != std::string::npos;
+    if (key.find("rx_coalesce") != std::string::npos) {
+      return true;
+    }
+    for (const char* k : {"gro", "adaptive_rx", "napi_defer_hard_irqs", "gro_flush_timeout",
+                          "threaded", "busy_read", "prefer_busy_poll", "itr"}) {
+      if (key == k || key.ends_with(std::string(".") + k)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  // A NIC that batches receive work beyond fixed coalescing.
+  static bool batches_rx(const model::PlatformNic::Params& p) {
+    return p.gro || p.adaptive_rx || p.napi_defer_hard_irqs != 0 ||
+           p.gro_flush_timeout != Duration::zero() || p.threaded ||
+           p.busy_read != Duration::zero() || p.itr != model::ItrMode::kFixed;
   }
 
-  // Hosts whose NIC has GRO or adaptive_rx on; every platform-NIC host when the run varies a
-  // `gro`, `adaptive_rx` or `rx_coalesce` key, so that the runs of a sweep can be compared
-  // (report::RxBatching).
+  // Hosts whose NIC batches receive work (batches_rx); every platform-NIC host when the run
+  // varies one of those keys, so that the runs of a sweep can be compared (report::RxBatching).
   void record_rx_batching(report::Run& out) {
     bool varies = false;
     for (const auto& [key, value] : ctx.run_cfg.params) {
@@ -222,7 +236,7 @@ struct Simulation::Impl {
     }
     for (const auto& h : hosts) {
       const auto* nic = dynamic_cast<const model::PlatformNic*>(&h->nic());
-      if (nic == nullptr || !(nic->params().gro || nic->params().adaptive_rx || varies)) {
+      if (nic == nullptr || !(batches_rx(nic->params()) || varies)) {
         continue;
       }
       const model::PlatformNic::Stats& s = nic->stats();
@@ -245,6 +259,9 @@ struct Simulation::Impl {
       b.irqs_per_s = seconds > 0 ? static_cast<double>(s.rx_irqs + s.tx_irqs) / seconds : 0;
       b.cpu_ns_per_frame = b.frames > 0 ? b.cpu_busy_s * 1e9 / static_cast<double>(b.frames) : 0;
       b.rx_latency_ms = h->rx_latency().stats();
+      b.napi_timer_polls = s.napi_timer_polls;
+      b.busy_poll_sessions = s.busy_poll_sessions;
+      b.busy_spin_s = s.busy_spin.to_seconds();
     }
   }
 

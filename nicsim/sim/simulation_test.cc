@@ -513,5 +513,99 @@ to = "b"
   EXPECT_LT(on.rx_batching.at("a").frames * 4, b1.frames);
 }
 
+// Deferred hard IRQs (issue 17 item 3): a 2 Gbit/s UDP flood into a receiver without hardware
+// moderation. With napi_defer_hard_irqs 10 and gro_flush_timeout 20 us the 20 us hrtimer polls
+// instead of an interrupt per frame: far fewer interrupts per frame, less CPU per frame (the
+// IRQ and per-poll costs are shared), and each frame waits for the timer (more latency).
+TEST(Simulation, DeferHardIrqsCutsInterruptsPerFrameAndAddsLatency) {
+  const std::string text = R"(
+[scenario]
+name = "defer"
+duration = "200ms"
+seed = 1
+[hosts.a]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[hosts.b]
+cpu = "x86-desktop"
+[hosts.b.nic]
+preset = "generic-10g"
+rx_coalesce.usecs = "0us"
+rx_coalesce.frames = 1
+gro_flush_timeout = "20us"
+[wire]
+rate = "10Gbit"
+delay = "50us"
+[[traffic.udp_flood]]
+from = "a"
+to = "b"
+rate = "2Gbit"
+[[traffic.ping]]
+from = "a"
+to = "b"
+interval = "1ms"
+[vary]
+"hosts.b.nic.napi_defer_hard_irqs" = [0, 10]
+)";
+  config::LoadedScenario s = load(text);
+  ASSERT_EQ(s.runs.size(), 2u);
+  report::Run off = Simulation(s.runs[0]).run();
+  report::Run on = Simulation(s.runs[1]).run();
+  ASSERT_TRUE(off.rx_batching.contains("b"));
+  ASSERT_TRUE(on.rx_batching.contains("b"));
+  const report::RxBatching& b0 = off.rx_batching.at("b");
+  const report::RxBatching& b1 = on.rx_batching.at("b");
+  ASSERT_GT(b0.frames, 10000u);
+  const double ipf0 = static_cast<double>(b0.interrupts) / static_cast<double>(b0.frames);
+  const double ipf1 = static_cast<double>(b1.interrupts) / static_cast<double>(b1.frames);
+  EXPECT_GT(ipf0, 0.9) << "rx-frames 1: about one interrupt per frame";
+  EXPECT_LT(ipf1, 0.01) << "deferred: the timer polls, the IRQ stays masked";
+  EXPECT_GT(b1.napi_timer_polls, b1.frames / 10);
+  EXPECT_LT(b1.cpu_busy_s / static_cast<double>(b1.frames),
+            b0.cpu_busy_s / static_cast<double>(b0.frames));
+  EXPECT_GT(on.latency_ms.at("ping").rtt.p50, off.latency_ms.at("ping").rtt.p50);
+}
+
+// Busy polling (issue 17 item 3): the pinging application spins up to busy_read for the reply
+// and polls it itself: the rx-usecs wait and the IRQ go, the spin is CPU time.
+TEST(Simulation, BusyPollingCutsLatencyAndBurnsCpu) {
+  const std::string text = R"(
+[scenario]
+name = "busy poll"
+duration = "200ms"
+seed = 1
+[hosts.a]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[hosts.b]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[wire]
+rate = "10Gbit"
+delay = "5us"
+[[traffic.ping]]
+from = "a"
+to = "b"
+interval = "1ms"
+[vary]
+"hosts.a.nic.busy_read" = ["0s", "200us"]
+)";
+  config::LoadedScenario s = load(text);
+  ASSERT_EQ(s.runs.size(), 2u);
+  report::Run off = Simulation(s.runs[0]).run();
+  report::Run on = Simulation(s.runs[1]).run();
+  ASSERT_TRUE(on.rx_batching.contains("a"));
+  ASSERT_TRUE(off.rx_batching.contains("a"));
+  const report::RxBatching& a0 = off.rx_batching.at("a");
+  const report::RxBatching& a1 = on.rx_batching.at("a");
+  // 50 us of rx-usecs on a's side are gone from every round trip.
+  EXPECT_LT(on.latency_ms.at("ping").rtt.p50 + 0.04, off.latency_ms.at("ping").rtt.p50);
+  EXPECT_EQ(a0.busy_poll_sessions, 0u);
+  EXPECT_EQ(a1.busy_poll_sessions, a1.frames) << "every reply is polled by the application";
+  EXPECT_GT(a1.busy_spin_s, 0.0);
+  EXPECT_GT(a1.cpu_busy_s, 10 * a0.cpu_busy_s) << "the spin is counted as busy time";
+  EXPECT_LT(a1.interrupts, a0.interrupts) << "no RX interrupts for the replies";
+}
+
 }  // namespace
 }  // namespace nicsim::sim
