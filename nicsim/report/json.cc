@@ -848,7 +848,11 @@ const Table<RxBatching>& rx_batching_table() {
       field("largest", &S::largest, kCount, ref("count")),
       field("rx_cpu_s", &S::rx_cpu_s, kNumber, ref("seconds")),
       field("rx_cpu_ns_per_byte", &S::rx_cpu_ns_per_byte, kNumber, ref("nonnegative")),
-      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds"))};
+      field("cpu_busy_s", &S::cpu_busy_s, kNumber, ref("seconds")),
+      field("queue_frames", &S::queue_frames, array_of(kCount), array_schema(ref("count")),
+            Presence::kOmitEmpty),
+      field("queue_cpu_busy_s", &S::queue_cpu_busy_s, array_of(kNumber),
+            array_schema(ref("seconds")), Presence::kOmitEmpty)};
   return t;
 }
 

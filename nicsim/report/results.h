@@ -346,8 +346,8 @@ struct TransfersResult {
 };
 
 // Receive-side batching of one host's NIC over the run (docs/rx-batching.md): written for a
-// host whose NIC has GRO on, and for every platform-NIC host of a run that varies a `gro` key
-// (so the off and on runs of a sweep compare). Absent otherwise.
+// host whose NIC has GRO on or several queue pairs, and for every platform-NIC host of a run
+// that varies a `gro` key (so the off and on runs of a sweep compare). Absent otherwise.
 struct RxBatching {
   bool gro = false;               // GRO on at this NIC
   uint64_t frames = 0;            // frames the driver took from the RX ring
@@ -356,7 +356,11 @@ struct RxBatching {
   uint64_t largest = 0;           // most frames merged into one packet
   double rx_cpu_s = 0;            // receive work on the core: per frame, per packet, copy
   double rx_cpu_ns_per_byte = 0;  // rx_cpu_s per received frame byte, in nanoseconds
-  double cpu_busy_s = 0;          // the host core's whole busy time (IRQ, polls, TX, ACKs)
+  double cpu_busy_s = 0;          // the host's cores' whole busy time (IRQ, polls, TX, ACKs)
+  // A multi-queue NIC (NIC key `queues` > 1): frames per RX queue, and the busy time of each
+  // queue's core (queue 0: the host's own core). Empty for one queue pair.
+  std::vector<uint64_t> queue_frames;
+  std::vector<double> queue_cpu_busy_s;
   bool operator==(const RxBatching&) const = default;
 };
 

@@ -628,6 +628,17 @@ std::string format_rx_batching(const Run& run) {
                       "  rx cpu %.3f s = %.3f ns/byte  core busy %.3f s\n",
                       host.c_str(), b.gro ? "on" : "off", b.frames, b.packets, b.frames_per_packet,
                       b.largest, b.rx_cpu_s, b.rx_cpu_ns_per_byte, b.cpu_busy_s);
+    if (!b.queue_frames.empty()) {
+      out += printf_string("  %-16s %zu RX queues, frames", "", b.queue_frames.size());
+      for (uint64_t f : b.queue_frames) {
+        out += printf_string(" %" PRIu64, f);
+      }
+      out += ", core busy s";
+      for (double s : b.queue_cpu_busy_s) {
+        out += printf_string(" %.3f", s);
+      }
+      out += "\n";
+    }
   }
   return out;
 }
