@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "nicsim/model/multi_queue_nic.h"
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/usb_nic.h"
 
@@ -11,7 +12,6 @@ namespace nicsim::config {
 
 std::unique_ptr<model::Nic> make_interface_nic(const NicConfig& nic, const QdiscConfig& qdisc,
                                                const model::CpuCosts& cpu) {
-  AnyQueue q = qdisc.build();
   if (nic.model == NicModel::kPlatform) {
     model::PlatformNic::Params p = nic.platform;
     p.qdisc_bypass = qdisc.can_bypass();
@@ -19,9 +19,24 @@ std::unique_ptr<model::Nic> make_interface_nic(const NicConfig& nic, const Qdisc
       p.itr_link_mbps =
           std::max<int64_t>(1, static_cast<int64_t>(nic.max_link_rate.bits_per_sec() / 1000000));
     }
-    return std::make_unique<model::PlatformNic>(p, std::move(q), cpu);
+    if (nic.queues <= 1) {
+      return std::make_unique<model::PlatformNic>(p, qdisc.build(), cpu);
+    }
+    // mq: every TX queue gets its own instance of the interface's qdisc.
+    std::vector<std::unique_ptr<model::PlatformNic>> pairs;
+    for (int64_t i = 0; i < nic.queues; ++i) {
+      pairs.push_back(std::make_unique<model::PlatformNic>(p, qdisc.build(), cpu));
+    }
+    model::MultiQueueNic::Params mq;
+    mq.rss.queues = static_cast<uint32_t>(nic.queues);
+    mq.rss.fill = nic.rss_fill;
+    mq.rss.hash_udp_ports = nic.rss_udp_ports;
+    if (nic.rss_key_seed != 0) {
+      mq.rss.key = algo::Rss::key_from_seed(static_cast<uint64_t>(nic.rss_key_seed));
+    }
+    return std::make_unique<model::MultiQueueNic>(mq, std::move(pairs));
   }
-  return std::make_unique<model::UsbNic>(nic.usb, std::move(q), cpu);
+  return std::make_unique<model::UsbNic>(nic.usb, qdisc.build(), cpu);
 }
 
 std::unique_ptr<model::Nic> make_host_nic(const HostConfig& h) {

@@ -42,6 +42,9 @@ namespace {
 
 using NicField = Field<NicConfig>;
 
+// Queue pairs a platform NIC may have (ixgbe's RSS limit is 16, mlx5 and ice go to 64+).
+constexpr int64_t kMaxQueues = 64;
+
 std::vector<NicField> make_platform_fields() {
   using detail::enum_field;
   using detail::field;
@@ -135,6 +138,14 @@ std::vector<NicField> make_platform_fields() {
                        [](N& n) -> bool& { return n.platform.prefer_busy_poll; }));
   f.push_back(field<N>("busy_poll_budget", Kind::kInt,
                        [](N& n) -> int64_t& { return n.platform.busy_poll_budget; }));
+  f.push_back(field<N>("queues", Kind::kInt, [](N& n) -> int64_t& { return n.queues; }));
+  f.push_back(enum_field<N, algo::Rss::Fill>(
+      "rss_table", {{"modulo", algo::Rss::Fill::kModulo}, {"blocks", algo::Rss::Fill::kBlocks}},
+      [](N& n) -> algo::Rss::Fill& { return n.rss_fill; }));
+  f.push_back(
+      field<N>("rss_udp_ports", Kind::kBool, [](N& n) -> bool& { return n.rss_udp_ports; }));
+  f.push_back(
+      field<N>("rss_key_seed", Kind::kInt, [](N& n) -> int64_t& { return n.rss_key_seed; }));
   return f;
 }
 
@@ -641,6 +652,16 @@ NicConfig load_nic(const PresetSearch& search, PresetCache& cache, const PresetR
   if (nc.max_link_rate.is_zero()) {
     const auto* a = detail::last_assignment(all, "max_link_rate");
     fail(a->at, a->key_path, "must be > 0");
+  }
+  if (nc.model == NicModel::kPlatform && nc.rss_key_seed < 0) {
+    const auto* a = detail::last_assignment(all, "rss_key_seed");
+    fail(a->at, a->key_path, "must be >= 0 (0: the verification key)");
+  }
+  if (nc.model == NicModel::kPlatform && (nc.queues < 1 || nc.queues > kMaxQueues)) {
+    const auto* a = detail::last_assignment(all, "queues");
+    fail(a->at, a->key_path,
+         "must be 1.." + std::to_string(kMaxQueues) + " queue pairs (got " +
+             std::to_string(nc.queues) + ")");
   }
   const Validation v = nc.model == NicModel::kPlatform ? nc.platform.validate() : nc.usb.validate();
   if (v) {

@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nicsim/algo/rss.h"
 #include "nicsim/config/error.h"
 #include "nicsim/core/rate.h"
 #include "nicsim/model/cpu.h"
@@ -72,6 +73,14 @@ struct NicConfig {
   model::UsbNic::Params usb;            // model == kUsb
   bool turbo_mode = true;               // usb, chip smsc95xx: the knob's effective value
   int64_t rx_burst = 16'384;            // usb, chip asix: the knob's effective value (MFB bytes)
+  // Platform NICs: queue pairs (`ethtool -L DEV combined N`), each on its own core, received
+  // frames spread by RSS (model::MultiQueueNic); 1 = one queue pair on the host's core.
+  int64_t queues = 1;
+  algo::Rss::Fill rss_fill = algo::Rss::Fill::kModulo;  // the driver's default RETA
+  bool rss_udp_ports = false;                           // ethtool -N rx-flow-hash udp4 sdfn
+  // The RSS key: Linux draws a random one per boot (netdev_rss_key_fill); here a seed makes it
+  // (algo::Rss::key_from_seed), 0 = the 82599 / NDIS verification key.
+  int64_t rss_key_seed = 1;
 
   std::string preset_file;  // where the preset was read from (not part of equality)
 

@@ -230,6 +230,14 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
   }
 }
 
+algo::Rss::Flow Datapath::Sink::rss_flow(const Packet& frame) const {
+  if (!frame.payload) {
+    return host_rss_flow(frame);
+  }
+  const size_t n = std::min<size_t>(frame.len, frame.payload->bytes.size());
+  return rss_flow_of(std::span<const uint8_t>(frame.payload->bytes.data(), n));
+}
+
 void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   Datapath& dp = *dp_;
   Host& h = dp.hosts_[host_];

@@ -211,6 +211,8 @@ class Datapath {
     Sink(Datapath* dp, size_t host) : dp_(dp), host_(host) {}
     void deliver(Packet&& frame, Time now) override;
     void tx_released(const model::TxRelease&, Time) override;
+    // RSS of a multi-queue NIC: the real frame's addresses and ports.
+    algo::Rss::Flow rss_flow(const Packet& frame) const override;
 
    private:
     Datapath* dp_;

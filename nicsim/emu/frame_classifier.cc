@@ -73,6 +73,25 @@ FrameInfo classify_frame(std::span<const uint8_t> f) {
   return info;
 }
 
+algo::Rss::Flow rss_flow_of(std::span<const uint8_t> f) {
+  const FrameInfo info = classify_frame(f);
+  algo::Rss::Flow flow;
+  if (!info.ipv4) {
+    return flow;
+  }
+  const size_t off = info.ip_offset;
+  flow.src_ip = static_cast<uint32_t>(bytes_of(f, off + 12, 4));
+  flow.dst_ip = static_cast<uint32_t>(bytes_of(f, off + 16, 4));
+  const size_t ihl = static_cast<size_t>(f[off] & 0x0f) * 4;
+  const bool first_fragment = (be16(f, off + 6) & 0x1fff) == 0;
+  if ((info.protocol == 6 || info.protocol == 17) && first_fragment && f.size() >= off + ihl + 4) {
+    flow.proto = info.protocol == 6 ? algo::Rss::Proto::kTcp : algo::Rss::Proto::kUdp;
+    flow.src_port = be16(f, off + ihl);
+    flow.dst_port = be16(f, off + ihl + 2);
+  }
+  return flow;
+}
+
 FrameInfo classify(Packet& p) {
   if (!p.payload) {
     return FrameInfo{};

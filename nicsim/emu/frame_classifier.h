@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <span>
 
+#include "nicsim/algo/rss.h"
 #include "nicsim/core/packet.h"
 
 namespace nicsim::emu {
@@ -37,6 +38,11 @@ FrameInfo classify_frame(std::span<const uint8_t> frame);
 // Sets p.tos, p.priority and p.flow_hash (and p.flow_id = the hash) from p.payload's bytes;
 // returns what it parsed.
 FrameInfo classify(Packet& p);
+
+// What a NIC's RSS hashes for this frame (algo::Rss): IPv4 source and destination and, for TCP
+// and UDP outside non-first fragments, the ports; not IPv4 (ARP, IPv6): all zero, proto other
+// (a real NIC puts those on the queue of table entry 0, as a zero hash does).
+algo::Rss::Flow rss_flow_of(std::span<const uint8_t> frame);
 
 // Writes p's ECN codepoint into its IPv4 header if they differ (a qdisc marked CE). Returns
 // whether the bytes changed. Frames that are not IPv4 are left alone.

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as a frame read from a host (untrusted: any program in the
-// namespaces can send anything). classify_frame / classify / write_ecn must never read or
-// write outside the frame, and write_ecn must keep a valid IPv4 header checksum valid.
+// namespaces can send anything). classify_frame / classify / rss_flow_of / write_ecn must never
+// read or write outside the frame, and write_ecn must keep a valid IPv4 header checksum valid.
 // Run with scripts/fuzz.sh (seed corpus: nicsim/emu/fuzz_corpus/frame_classifier/).
 
 #include <cstddef>
@@ -35,6 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   emu::classify(p);
   if (p.tos != info.tos || p.flow_hash != info.flow_hash) {
     std::abort();  // the two entry points disagree
+  }
+  const algo::Rss::Flow flow = emu::rss_flow_of(std::span<const uint8_t>(data, size));
+  if (!info.ipv4 && (flow.src_ip != 0 || flow.dst_ip != 0)) {
+    std::abort();  // addresses read from a frame that is not IPv4
   }
   if (info.ipv4) {
     const size_t ihl = static_cast<size_t>(data[info.ip_offset] & 0x0f) * 4;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nicsim/algo/gro.h"
+#include "nicsim/algo/rss.h"
 #include "nicsim/core/element.h"
 #include "nicsim/core/observer.h"
 #include "nicsim/core/packet.h"
@@ -64,6 +65,15 @@ class NicSink {
     for (Packet& f : frames) {
       deliver(std::move(f), now);
     }
+  }
+  // RSS (a NIC with several RX queues, MultiQueueNic): the addresses, ports and protocol the
+  // NIC hashes for `frame`. The default knows only the hosts: the scenario address plan's
+  // 198.18.0.(index + 1) for Packet::src_host / dst_host and no ports, so all traffic between
+  // two hosts shares a queue; back-ends that know the frame's ports override it.
+  virtual algo::Rss::Flow rss_flow(const Packet& frame) const { return host_rss_flow(frame); }
+  static algo::Rss::Flow host_rss_flow(const Packet& frame) {
+    constexpr uint32_t kPlan = 0xC6120001u;  // 198.18.0.1, host index 0
+    return algo::Rss::Flow{.src_ip = kPlan + frame.src_host, .dst_ip = kPlan + frame.dst_host};
   }
 };
 

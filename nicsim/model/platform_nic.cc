@@ -274,8 +274,8 @@ PlatformNic::PlatformNic(const Params& params, AnyQueue qdisc, const CpuCosts& c
 }
 
 void PlatformNic::attach(Wire* out, Wire* in, Cpu* cpu, NicSink* sink) {
-  if (out == nullptr || in == nullptr || cpu == nullptr || sink == nullptr) {
-    throw std::invalid_argument("PlatformNic::attach: out, in, cpu and sink are required");
+  if (out == nullptr || cpu == nullptr || sink == nullptr) {
+    throw std::invalid_argument("PlatformNic::attach: out, cpu and sink are required");
   }
   out_ = out;
   in_ = in;
@@ -687,15 +687,19 @@ void PlatformNic::tx_timer_fire(Time t) {
 void PlatformNic::rx_arrival(Time t) {
   std::optional<Packet> f = in_->pop_arrived(t);
   next_arrival_ = kNever;
+  receive(std::move(*f), t);
+}
+
+void PlatformNic::receive(Packet&& frame, Time t) {
   ++stats_.rx_arrived;
   if (rx_ring_.size() >= static_cast<size_t>(params_.rx_ring_size)) {
     ++stats_.rx_missed;  // no free descriptor: the MAC drops it (rx_missed / overflow)
     if (observer_ != nullptr) {
-      observer_->on_drop(t, *f, DropReason::kRingFull);
+      observer_->on_drop(t, frame, DropReason::kRingFull);
     }
     return;
   }
-  rx_ring_.push_back(std::move(*f));
+  rx_ring_.push_back(std::move(frame));
   stats_.max_rx_ring = std::max<uint64_t>(stats_.max_rx_ring, rx_ring_.size());
   Napi& rx = napi_[rx_ctx_];
   if (spinning(t) && !rx.scheduled) {

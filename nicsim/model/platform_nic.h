@@ -316,6 +316,11 @@ class PlatformNic final : public Nic {
   std::string describe() const override;
   AnyQueue* qdisc_queue() override { return &qdisc_; }
 
+  // A frame the MAC steered to this NIC's RX ring at `now`, for a queue pair of a multi-queue
+  // NIC (MultiQueueNic: RSS picks the queue), which attaches it with `in` = nullptr and hands
+  // each received frame in here instead of letting it read the wire.
+  void receive(Packet&& frame, Time now);
+
   // RX ring drops are reported here (DropReason::kRingFull); the qdisc has its own observer.
   void set_observer(Observer* o) {
     observer_ = o;
@@ -449,7 +454,7 @@ class PlatformNic final : public Nic {
   // The incoming wire's next arrival. Only this NIC pops that wire and the peer only appends,
   // so a known front stays valid until our own pop; an empty wire is asked again every time.
   Time next_arrival() const {
-    if (next_arrival_ == kNever && in_->in_flight() != 0) {
+    if (next_arrival_ == kNever && in_ != nullptr && in_->in_flight() != 0) {
       next_arrival_ = in_->next_ready().value_or(kNever);
     }
     return next_arrival_;

@@ -873,7 +873,11 @@ const Table<RxBatching>& rx_batching_table() {
       field("rx_latency_ms", &S::rx_latency_ms, kStats, ref("stats"), P::kOptional),
       field("napi_timer_polls", &S::napi_timer_polls, kCount, ref("count"), P::kOptional),
       field("busy_poll_sessions", &S::busy_poll_sessions, kCount, ref("count"), P::kOptional),
-      field("busy_spin_s", &S::busy_spin_s, kNumber, ref("seconds"), P::kOptional)};
+      field("busy_spin_s", &S::busy_spin_s, kNumber, ref("seconds"), P::kOptional),
+      field("queue_frames", &S::queue_frames, array_of(kCount), array_schema(ref("count")),
+            Presence::kOmitEmpty),
+      field("queue_cpu_busy_s", &S::queue_cpu_busy_s, array_of(kNumber),
+            array_schema(ref("seconds")), Presence::kOmitEmpty)};
   return t;
 }
 

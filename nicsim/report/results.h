@@ -363,9 +363,9 @@ struct TransfersResult {
 };
 
 // Receive-side batching of one host's NIC over the run (docs/rx-batching.md): written for a
-// host whose NIC has GRO, deferred IRQs, threaded NAPI, busy polling or an Intel ITR mode on,
-// and for every platform-NIC host of a run that varies one of those keys (so the off and on
-// runs of a sweep compare). Absent otherwise.
+// host whose NIC has GRO, deferred IRQs, threaded NAPI, busy polling, an Intel ITR mode or
+// several queue pairs, and for every platform-NIC host of a run that varies one of those keys
+// (so the off and on runs of a sweep compare). Absent otherwise.
 struct RxBatching {
   bool gro = false;               // GRO on at this NIC
   uint64_t frames = 0;            // frames the driver took from the RX ring
@@ -374,7 +374,7 @@ struct RxBatching {
   uint64_t largest = 0;           // most frames merged into one packet
   double rx_cpu_s = 0;            // receive work on the core: per frame, per packet, copy
   double rx_cpu_ns_per_byte = 0;  // rx_cpu_s per received frame byte, in nanoseconds
-  double cpu_busy_s = 0;          // the host core's whole busy time (IRQ, polls, TX, ACKs)
+  double cpu_busy_s = 0;          // the host's cores' whole busy time (IRQ, polls, TX, ACKs)
   // The knee (issue 17 item 5; optional in documents written before them, read as 0): what
   // interrupt moderation trades. CPU per frame counts the whole core (IRQ and poll entry, the
   // receive work, the ACKs and TX cleaning it causes), the cost that coalescing and GRO lower.
@@ -393,6 +393,10 @@ struct RxBatching {
   uint64_t napi_timer_polls = 0;    // polls the gro_flush_timeout hrtimer scheduled
   uint64_t busy_poll_sessions = 0;  // napi_busy_loop sessions of the application
   double busy_spin_s = 0;           // time the application spun (part of cpu_busy_s)
+  // A multi-queue NIC (NIC key `queues` > 1): frames per RX queue, and the busy time of each
+  // queue's core (queue 0: the host's own core). Empty for one queue pair.
+  std::vector<uint64_t> queue_frames;
+  std::vector<double> queue_cpu_busy_s;
   bool operator==(const RxBatching&) const = default;
 };
 

@@ -643,6 +643,17 @@ std::string format_rx_batching(const Run& run) {
                        : 0.0,
           b.napi_timer_polls, b.busy_poll_sessions, b.busy_spin_s);
     }
+    if (!b.queue_frames.empty()) {
+      out += printf_string("  %-16s %zu RX queues, frames", "", b.queue_frames.size());
+      for (uint64_t f : b.queue_frames) {
+        out += printf_string(" %" PRIu64, f);
+      }
+      out += ", core busy s";
+      for (double s : b.queue_cpu_busy_s) {
+        out += printf_string(" %.3f", s);
+      }
+      out += "\n";
+    }
   }
   return out;
 }

@@ -319,6 +319,42 @@ algo::GroHeader HostNode::gro_header(const Packet& frame) const {
   return h;
 }
 
+// ---- RSS -----------------------------------------------------------------------------
+
+// The simulated flows have no sockets, so their ports follow one convention (docs/scenarios.md,
+// `queues`): the side that opened the flow (TCP data sender, probe or flood source, transfer
+// client) uses ephemeral port 32768 + 2 x flow index inside Linux's default
+// ip_local_port_range 32768-60999 — connect() tries ports of one parity stepping by 2 from a
+// per-destination offset (net/ipv4/inet_hashtables.c, __inet_hash_connect), so a client's
+// consecutive connections to one server get ports 2 apart — and the other side 5201 (iperf3's
+// port). Echo requests and replies are ICMP: addresses only.
+algo::Rss::Flow HostNode::rss_flow(const Packet& frame) const {
+  algo::Rss::Flow f = host_rss_flow(frame);
+  if (frame.meta == 0) {
+    return f;
+  }
+  const PacketMeta& m = ctx_.meta.get(frame.meta);
+  const auto ephemeral = static_cast<uint16_t>(32768 + (2 * m.flow) % 28232);
+  constexpr uint16_t kServer = 5201;
+  using K = PacketMeta::Kind;
+  switch (m.kind) {
+    case K::kTcpData:
+    case K::kTransferRequest:
+      return {f.src_ip, f.dst_ip, ephemeral, kServer, algo::Rss::Proto::kTcp};
+    case K::kTcpAck:
+      return {f.src_ip, f.dst_ip, kServer, ephemeral, algo::Rss::Proto::kTcp};
+    case K::kProbeRequest:
+    case K::kFlood:
+      return {f.src_ip, f.dst_ip, ephemeral, kServer, algo::Rss::Proto::kUdp};
+    case K::kProbeReply:
+      return {f.src_ip, f.dst_ip, kServer, ephemeral, algo::Rss::Proto::kUdp};
+    case K::kEchoRequest:
+    case K::kEchoReply:
+      return f;
+  }
+  return f;
+}
+
 void HostNode::deliver_merged(std::vector<Packet>& frames, Time now) {
   const uint32_t n = static_cast<uint32_t>(frames.size());
   for (uint32_t i = 0; i < n; ++i) {

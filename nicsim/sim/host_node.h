@@ -62,6 +62,7 @@ class HostNode final : public Node, public model::NicSink {
   void tx_released(const model::TxRelease& r, Time now) override { released_.emplace_back(r, now); }
   // GRO: a frame's TCP headers from its metadata; a merged packet is queued as one delivery.
   algo::GroHeader gro_header(const Packet& frame) const override;
+  algo::Rss::Flow rss_flow(const Packet& frame) const override;
   void deliver_merged(std::vector<Packet>& frames, Time now) override;
 
   // The flow's sender / receiver on this host was called: re-read its time, drain its output.

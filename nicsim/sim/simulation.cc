@@ -1,5 +1,6 @@
 #include "nicsim/sim/simulation.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "nicsim/config/host_nic.h"
 #include "nicsim/config/network.h"
+#include "nicsim/model/multi_queue_nic.h"
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/wire.h"
 #include "nicsim/sim/host_node.h"
@@ -16,6 +18,26 @@
 
 namespace nicsim::sim {
 namespace {
+
+// One queue pair of a host's platform NIC and the core that serves it: the NIC itself on the
+// host's core, or each pair of a multi-queue NIC on its own. Empty for a USB NIC.
+struct QueuePair {
+  const model::PlatformNic* nic;
+  const model::Cpu* cpu;
+};
+
+std::vector<QueuePair> queue_pairs(const HostNode& h) {
+  if (const auto* p = dynamic_cast<const model::PlatformNic*>(&h.nic())) {
+    return {{p, &h.cpu()}};
+  }
+  std::vector<QueuePair> out;
+  if (const auto* m = dynamic_cast<const model::MultiQueueNic*>(&h.nic())) {
+    for (size_t i = 0; i < m->queue_count(); ++i) {
+      out.push_back({&m->pair(i), &m->queue_cpu(i)});
+    }
+  }
+  return out;
+}
 
 // The periodic work of a run: interval table rows, queue series, progress, and each flow's
 // application stop.
@@ -206,13 +228,13 @@ struct Simulation::Impl {
 
   // A key of the receive batching trade-off (docs/rx-batching.md): GRO, adaptive moderation,
   // fixed RX coalescing (also in a brace group: "{rx_coalesce,tx_coalesce}.usecs"), deferred
-  // IRQs, threaded NAPI, busy polling, Intel ITR.
+  // IRQs, threaded NAPI, busy polling, Intel ITR, queue pairs.
   static bool is_rx_batching_key(const std::string& key) {
     if (key.find("rx_coalesce") != std::string::npos) {
       return true;
     }
     for (const char* k : {"gro", "adaptive_rx", "napi_defer_hard_irqs", "gro_flush_timeout",
-                          "threaded", "busy_read", "prefer_busy_poll", "itr"}) {
+                          "threaded", "busy_read", "prefer_busy_poll", "itr", "queues"}) {
       if (key == k || key.ends_with(std::string(".") + k)) {
         return true;
       }
@@ -226,8 +248,9 @@ struct Simulation::Impl {
            p.busy_read != Duration::zero() || p.itr != model::ItrMode::kFixed;
   }
 
-  // Hosts whose NIC batches receive work (batches_rx); every platform-NIC host when the run
-  // varies one of those keys, so that the runs of a sweep can be compared (report::RxBatching).
+  // Hosts whose NIC batches receive work (batches_rx) or has several queue pairs; every
+  // platform-NIC host when the run varies one of those keys, so that the runs of a sweep can be
+  // compared (report::RxBatching). A multi-queue NIC's pairs are summed, each core listed.
   void record_rx_batching(report::Run& out) {
     bool varies = false;
     for (const auto& [key, value] : ctx.run_cfg.params) {
@@ -235,33 +258,49 @@ struct Simulation::Impl {
       varies |= is_rx_batching_key(key);
     }
     for (const auto& h : hosts) {
-      const auto* nic = dynamic_cast<const model::PlatformNic*>(&h->nic());
-      if (nic == nullptr || !(batches_rx(nic->params()) || varies)) {
+      const std::vector<QueuePair> pairs = queue_pairs(*h);
+      if (pairs.empty()) {
         continue;
       }
-      const model::PlatformNic::Stats& s = nic->stats();
+      const model::PlatformNic::Params& params = pairs.front().nic->params();
+      if (!(batches_rx(params) || pairs.size() > 1 || varies)) {
+        continue;
+      }
       report::RxBatching& b = out.rx_batching[h->name()];
-      b.gro = nic->params().gro;
-      b.frames = s.rx_delivered;
-      b.packets = b.gro ? s.rx_stack_packets : s.rx_delivered;
+      b.gro = params.gro;
+      b.adaptive_rx = params.adaptive_rx;
+      uint64_t rx_bytes = 0;
+      Duration rx_cpu;
+      Duration spin;
+      for (const QueuePair& q : pairs) {
+        const model::PlatformNic::Stats& s = q.nic->stats();
+        b.frames += s.rx_delivered;
+        b.packets += b.gro ? s.rx_stack_packets : s.rx_delivered;
+        b.largest = std::max<uint64_t>(
+            b.largest, b.gro ? q.nic->gro().stats().largest : (s.rx_delivered > 0 ? 1 : 0));
+        rx_cpu += s.rx_cpu;
+        rx_bytes += s.rx_bytes;
+        b.cpu_busy_s += q.cpu->stats().busy.to_seconds();
+        b.rx_irqs += s.rx_irqs;
+        b.tx_irqs += s.tx_irqs;
+        b.polls += s.polls;
+        b.napi_timer_polls += s.napi_timer_polls;
+        b.busy_poll_sessions += s.busy_poll_sessions;
+        spin += s.busy_spin;
+        if (pairs.size() > 1) {
+          b.queue_frames.push_back(s.rx_delivered);
+          b.queue_cpu_busy_s.push_back(q.cpu->stats().busy.to_seconds());
+        }
+      }
       b.frames_per_packet =
           b.packets > 0 ? static_cast<double>(b.frames) / static_cast<double>(b.packets) : 0;
-      b.largest = b.gro ? nic->gro().stats().largest : (b.frames > 0 ? 1 : 0);
-      b.rx_cpu_s = s.rx_cpu.to_seconds();
-      b.rx_cpu_ns_per_byte =
-          s.rx_bytes > 0 ? b.rx_cpu_s * 1e9 / static_cast<double>(s.rx_bytes) : 0;
-      b.cpu_busy_s = h->cpu().stats().busy.to_seconds();
-      b.adaptive_rx = nic->params().adaptive_rx;
-      b.rx_irqs = s.rx_irqs;
-      b.tx_irqs = s.tx_irqs;
-      b.polls = s.polls;
+      b.rx_cpu_s = rx_cpu.to_seconds();
+      b.rx_cpu_ns_per_byte = rx_bytes > 0 ? b.rx_cpu_s * 1e9 / static_cast<double>(rx_bytes) : 0;
       const double seconds = ctx.end.to_seconds();
-      b.irqs_per_s = seconds > 0 ? static_cast<double>(s.rx_irqs + s.tx_irqs) / seconds : 0;
+      b.irqs_per_s = seconds > 0 ? static_cast<double>(b.rx_irqs + b.tx_irqs) / seconds : 0;
       b.cpu_ns_per_frame = b.frames > 0 ? b.cpu_busy_s * 1e9 / static_cast<double>(b.frames) : 0;
       b.rx_latency_ms = h->rx_latency().stats();
-      b.napi_timer_polls = s.napi_timer_polls;
-      b.busy_poll_sessions = s.busy_poll_sessions;
-      b.busy_spin_s = s.busy_spin.to_seconds();
+      b.busy_spin_s = spin.to_seconds();
     }
   }
 
@@ -272,11 +311,22 @@ struct Simulation::Impl {
     for (size_t n = 0; n < net.nodes().size(); ++n) {
       const config::Network::Node& node = net.nodes()[n];
       RouterNode* router = node.router ? routers[r++].get() : nullptr;
-      const model::Cpu& cpu = router != nullptr ? router->router().cpu() : hosts[n]->cpu();
       report::NodeResult& nr = out.nodes[node.name];
       nr.router = node.router;
-      nr.cpu_busy_s = cpu.stats().busy.to_seconds();
-      nr.cpu_utilization = nr.cpu_busy_s / ctx.end.to_seconds();
+      // A host with a multi-queue NIC has one core per queue: busy time summed, utilisation
+      // per core on average.
+      double cores = 1;
+      if (router != nullptr) {
+        nr.cpu_busy_s = router->router().cpu().stats().busy.to_seconds();
+      } else {
+        const std::vector<QueuePair> pairs = queue_pairs(*hosts[n]);
+        nr.cpu_busy_s = hosts[n]->cpu().stats().busy.to_seconds();
+        for (size_t q = 1; q < pairs.size(); ++q) {
+          nr.cpu_busy_s += pairs[q].cpu->stats().busy.to_seconds();
+        }
+        cores = static_cast<double>(std::max<size_t>(1, pairs.size()));
+      }
+      nr.cpu_utilization = nr.cpu_busy_s / (ctx.end.to_seconds() * cores);
       if (router != nullptr) {
         const model::Router::Stats& rs = router->router().stats();
         nr.forwarded = rs.forwarded;
