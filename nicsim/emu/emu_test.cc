@@ -559,6 +559,36 @@ TEST(FrameClassifier, PriorityTosAndFlowHash) {
   EXPECT_FALSE(classify_frame(arp).ipv4);
 }
 
+// RSS of a multi-queue NIC hashes what a NIC reads: the IPv4 addresses and, for TCP/UDP outside
+// non-first fragments, the ports; anything else hashes as all-zero.
+TEST(FrameClassifier, RssFlowFromTheHeaders) {
+  std::vector<uint8_t> udp = udp_frame(100, 0, 40000, 5201, 1);
+  algo::Rss::Flow f = rss_flow_of(udp);
+  EXPECT_EQ(f.src_ip, 0xC6120001u);
+  EXPECT_EQ(f.dst_ip, 0xC6120002u);
+  EXPECT_EQ(f.src_port, 40000);
+  EXPECT_EQ(f.dst_port, 5201);
+  EXPECT_EQ(f.proto, algo::Rss::Proto::kUdp);
+  std::vector<uint8_t> tcp = udp;
+  tcp[14 + 9] = 6;
+  EXPECT_EQ(rss_flow_of(tcp).proto, algo::Rss::Proto::kTcp);
+  std::vector<uint8_t> fragment = udp;
+  fragment[14 + 7] = 0x10;  // fragment offset 16 x 8 bytes: no ports in this one
+  f = rss_flow_of(fragment);
+  EXPECT_EQ(f.proto, algo::Rss::Proto::kOther);
+  EXPECT_EQ(f.src_port, 0);
+  EXPECT_EQ(f.src_ip, 0xC6120001u);
+  std::vector<uint8_t> arp = udp;
+  arp[13] = 0x06;
+  f = rss_flow_of(arp);
+  EXPECT_EQ(f.src_ip, 0u);
+  EXPECT_EQ(f.dst_ip, 0u);
+  for (size_t n = 0; n <= udp.size(); ++n) {  // prefixes: never read past the end
+    const std::vector<uint8_t> cut(udp.begin(), udp.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_EQ(rss_flow_of(cut).dst_port, n >= 38 ? 5201 : 0) << n;
+  }
+}
+
 // Any prefix of a frame (and garbage) is classified without reading past its end.
 TEST(FrameClassifier, TruncatedFramesAreSafe) {
   const std::vector<uint8_t> f = udp_frame(60, 0x10, 1, 2, 3);
