@@ -8,9 +8,12 @@
 # summary counted, each with its nicsim comment. Each recording is replayed by `nicsim run`:
 #  * the two replays give identical queue series (deterministic);
 #  * the replay's queue series of every NIC (qdisc and ring, packets and bytes) equal the
-#    emulation's, sample by sample (every 10 ms of model time), within a tolerance derived from
-#    the emulation's measured timer error (p99: the bytes the wire carries in that time, plus
-#    one frame), and at least 95 % of the samples exactly;
+#    emulation's, sample by sample (every 10 ms of model time), at least 95 % of the samples
+#    exactly and every sample within a tolerance derived from the emulation's measured timer
+#    error (its maximum: the bytes the wire carries in that time, plus one frame). The maximum,
+#    not the p99: with two plain NICs the emulator runs overdue events in one pass (docs/emu.md
+#    "Replay"), so one late wake-up can let the frames of that lateness in before a sample (seen
+#    once: 2 frames at one sample of 602 with p99 10.3 us, max 1644 us);
 #  * a control: the same recording with every timestamp moved 2 ms later must NOT match (the
 #    comparison can fail).
 # The comparison is on recorded data only; nothing is timed against the wall clock.
@@ -91,7 +94,8 @@ PY
 import json, math, re, sys
 work, timer, rate_bps, queue = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 p99_us = float(re.search(r"p99 ([0-9.]+) us", timer).group(1))
-tol_bytes = math.ceil(rate_bps * p99_us * 1e-6 / 8) + 1538  # the wire in p99 timer error + a frame
+max_us = float(re.search(r"max ([0-9.]+) us", timer).group(1))
+tol_bytes = math.ceil(rate_bps * max_us * 1e-6 / 8) + 1538  # the wire in the max timer error + a frame
 tol_packets = math.ceil(tol_bytes / 84)                      # ... counted in minimum frames
 load = lambda n: json.load(open(f"{work}/{n}.json"))["runs"][0]["queues"]
 emu, sim1, sim2, shifted = load("emu"), load("sim1"), load("sim2"), load("shifted")
@@ -126,7 +130,7 @@ if max(emu[queue]["qdisc_packets"]) < 50:
     sys.exit(f"FAIL: the emulated {queue} qdisc never held 50 frames: no queue to compare")
 samples, exact, worst = compare(sim1)
 print(f"replay vs emulation: {exact}/{samples} samples identical, largest differences {worst}; "
-      f"tolerance {tol_packets} packets / {tol_bytes} bytes (timer error p99 {p99_us} us)")
+      f"tolerance {tol_packets} packets / {tol_bytes} bytes (timer error p99 {p99_us} us, max {max_us} us)")
 if samples < 500 or exact < 0.95 * samples or not within(worst):
     sys.exit("FAIL: the replay's queue series differ from the emulation's")
 s2, e2, w2 = compare(shifted)
