@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -54,6 +55,17 @@ report::Run run_floods(bool shared_clock, ServerThread& server) {
   opt.server = loopback(server.port());
   opt.shared_clock = shared_clock;
   return run_traffic(flood_plan(), report::RunInfo{}, opt);
+}
+
+// A congestion control the kernel lacks is named with the ones it has (issue 12 item 4).
+TEST(LiveSockets, UnknownCongestionControlNamesTheAvailableOnes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(set_congestion_control(fd, "reno"), "");  // built into every kernel
+  const std::string err = set_congestion_control(fd, "no_such_cc");
+  EXPECT_NE(err.find("not available in this kernel"), std::string::npos) << err;
+  EXPECT_NE(err.find("reno"), std::string::npos) << err;
+  ::close(fd);
 }
 
 TEST(LiveFloods, BothDirectionsAndVoipOverLoopback) {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "nicsim/live/live_clock.h"
 
@@ -78,7 +79,16 @@ void set_dscp(int fd, uint8_t dscp) {
 std::string set_congestion_control(int fd, const std::string& cc) {
   if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc.data(), static_cast<socklen_t>(cc.size())) !=
       0) {
-    return std::strerror(errno);
+    const int err = errno;
+    if (err != ENOENT) {
+      return std::strerror(err);
+    }
+    // ENOENT: no such algorithm registered (tcp_ca_find); name the ones the kernel has.
+    std::ifstream in("/proc/sys/net/ipv4/tcp_available_congestion_control");
+    std::string available;
+    std::getline(in, available);
+    return "not available in this kernel" +
+           (available.empty() ? std::string() : " (available: " + available + ")");
   }
   return "";
 }

@@ -58,7 +58,8 @@ std::string parse_endpoint(const std::string& text, uint16_t default_port, socka
 void set_nonblocking(int fd);
 // IP_TOS = dscp << 2 (ECN bits zero).
 void set_dscp(int fd, uint8_t dscp);
-// TCP_CONGESTION; returns strerror text on failure ("" on success), e.g. for an unknown name.
+// TCP_CONGESTION; returns what went wrong ("" on success): for a name the kernel does not
+// have, "not available in this kernel (available: ...)" from tcp_available_congestion_control.
 std::string set_congestion_control(int fd, const std::string& cc);
 std::string congestion_control(int fd);
 
