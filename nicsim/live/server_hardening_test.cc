@@ -47,23 +47,22 @@ Fd connect_from(const char* source, uint16_t port) {
 }
 
 // The next frame from the server (nullopt when it closed or stayed silent for 5 s).
+// One byte per recv, so that nothing after a complete frame is lost: the server may send two
+// frames in one segment (a udp sink's Arrivals and End), and the reader takes one frame at a
+// time.
 std::optional<Message> next_frame(int fd, FrameReader& r) {
-  uint8_t buf[512];
   for (;;) {
     if (auto m = r.next()) {
       return m;
     }
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
+    if (r.failed()) {
       return std::nullopt;
     }
-    size_t used = 0;
-    while (used < static_cast<size_t>(n) && !r.failed()) {
-      used += r.feed(std::span<const uint8_t>(buf + used, static_cast<size_t>(n) - used));
-      if (used < static_cast<size_t>(n)) {
-        break;  // a frame is ready: take it first (the rest is lost; tests send one at a time)
-      }
+    uint8_t byte = 0;
+    if (::recv(fd, &byte, 1, 0) != 1) {
+      return std::nullopt;
     }
+    r.feed(std::span<const uint8_t>(&byte, 1));
   }
 }
 
