@@ -124,7 +124,7 @@ for s in flood transfers network; do
     "$work/$s-emu.json" || fail "$s: JSON does not validate"
 done
 python3 - "$work" <<'PY' || fail "see above"
-import json, sys
+import json, math, sys
 work = sys.argv[1]
 def run(name, backend):
     r = json.load(open(f"{work}/{name}-{backend}.json"))["runs"][0]
@@ -179,8 +179,12 @@ check((f["from"], f["to"], v["from"], v["to"], t["from"], t["to"]) == ("a", "b",
       "network results do not name their hosts")
 check(10 <= f["loss_pct"] <= 35, f"network flood loss {f['loss_pct']} %")
 check(v["lost"] == 0 and v["received"] > 150, f"network voip lost {v['lost']} of {v['sent']}")
-# >= 95 %: one of 71 was seen incomplete once (a lost SYN waits 1 s for its retransmission).
-check(t["started"] == ts["started"] and t["completed"] >= 0.95 * t["started"], "network transfers incomplete")
+# Incomplete at the end: the transfers still in flight when the run stops, at most the arrival
+# rate (one per 50 ms) times the measured FCT p99 plus 100 ms, plus one (a lost SYN waits 1 s
+# for its retransmission). Under ASan the engine is slower (FCT p99 117 ms: 4 of 71 in flight).
+in_flight = math.ceil(20 * (t["fct_ms"]["p99"] / 1000 + 0.1)) + 1
+check(t["started"] == ts["started"] and t["started"] - t["completed"] <= in_flight,
+      f"network transfers incomplete: {t['completed']}/{t['started']} (allowed in flight: {in_flight})")
 check(t["fct_ms"]["min"] >= 7.9, f"network FCT min {t['fct_ms']['min']} ms: under 2 RTT")
 sys.exit(0 if ok else 1)
 PY
