@@ -1,5 +1,6 @@
 #include "nicsim/report/emodel.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nicsim::report {
@@ -51,7 +52,9 @@ double emodel_mos(double r) {
   if (r > 100.0) {
     return 4.5;
   }
-  return 1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6;
+  // The cubic dips just below 1 for 0 < R < 6.5 (0.989 at R = 3.2); MOS is on the 1..5 scale
+  // of ITU-T P.800, so a call that bad is 1.
+  return std::max(1.0, 1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6);
 }
 
 }  // namespace nicsim::report

@@ -12,7 +12,8 @@
 //   BurstR = 1 / (p + q) for a two-state Markov loss process with p = P(loss | previous
 //            received), q = P(received | previous lost); 1 for random loss  (7-30 note)
 //   MOS_CQE = 1 for R < 0; 1 + 0.035 R + R (R − 60)(100 − R) · 7·10^-6 for 0 ≤ R ≤ 100; 4.5
-//            above                                                 (Annex B, eq. B-4)
+//            above                                                 (Annex B, eq. B-4);
+//            the cubic falls to 0.989 for 0 < R < 6.5, held at 1 (the P.800 scale's floor)
 //
 // Left out (their defaults are inside 93.2): talker echo Idte and listener echo Idle (echo is
 // taken as cancelled), the advantage factor A (0: a wired call), quantizing distortion.

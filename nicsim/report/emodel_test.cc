@@ -13,6 +13,9 @@ TEST(EModel, MosFromR) {
   EXPECT_NEAR(emodel_mos(50), 2.575, 1e-9);
   EXPECT_EQ(emodel_mos(-3), 1.0);
   EXPECT_EQ(emodel_mos(0), 1.0);
+  // The cubic gives 0.9888 at R = 3.2 (seen in an emulated VoIP call beside a flood): held at 1.
+  EXPECT_EQ(emodel_mos(3.2), 1.0);
+  EXPECT_GT(emodel_mos(7), 1.0);
   EXPECT_EQ(emodel_mos(100), 1.0 + 3.5);
   EXPECT_EQ(emodel_mos(120), 4.5);
 }
