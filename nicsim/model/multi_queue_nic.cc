@@ -95,15 +95,7 @@ void MultiQueueNic::advance(Time now) {
 NicCounters MultiQueueNic::counters() const {
   NicCounters sum;
   for (const auto& p : pairs_) {
-    const NicCounters c = p->counters();
-    sum.tx_packets += c.tx_packets;
-    sum.tx_bytes += c.tx_bytes;
-    sum.tx_qdisc_drops += c.tx_qdisc_drops;
-    sum.rx_packets += c.rx_packets;
-    sum.rx_bytes += c.rx_bytes;
-    sum.rx_drops += c.rx_drops;
-    sum.interrupts += c.interrupts;
-    sum.doorbells += c.doorbells;
+    sum += p->counters();
   }
   return sum;
 }
@@ -111,13 +103,7 @@ NicCounters MultiQueueNic::counters() const {
 NicQueueSample MultiQueueNic::queue_sample() const {
   NicQueueSample sum;
   for (const auto& p : pairs_) {
-    const NicQueueSample s = p->queue_sample();
-    sum.qdisc_packets += s.qdisc_packets;
-    sum.qdisc_bytes += s.qdisc_bytes;
-    sum.ring_packets += s.ring_packets;
-    sum.ring_bytes += s.ring_bytes;
-    sum.bql_limit += s.bql_limit;
-    sum.device_fifo_bytes += s.device_fifo_bytes;
+    sum += p->queue_sample();
   }
   return sum;
 }

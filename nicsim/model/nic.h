@@ -87,6 +87,18 @@ struct NicCounters {
   uint64_t rx_drops = 0;  // frames lost in the NIC (ring/FIFO overflow, malformed)
   uint64_t interrupts = 0;
   uint64_t doorbells = 0;
+  // Sums another device's counters in (a multi-queue NIC's pairs).
+  NicCounters& operator+=(const NicCounters& o) {
+    tx_packets += o.tx_packets;
+    tx_bytes += o.tx_bytes;
+    tx_qdisc_drops += o.tx_qdisc_drops;
+    rx_packets += o.rx_packets;
+    rx_bytes += o.rx_bytes;
+    rx_drops += o.rx_drops;
+    interrupts += o.interrupts;
+    doorbells += o.doorbells;
+    return *this;
+  }
 };
 
 // A sample of the NIC's queues for time series (qdisc, ring, BQL, device FIFO).
@@ -97,6 +109,16 @@ struct NicQueueSample {
   uint64_t ring_bytes = 0;
   uint64_t bql_limit = 0;  // 0 without BQL
   uint64_t device_fifo_bytes = 0;
+  // Sums another queue set's occupancy in (a multi-queue NIC's pairs).
+  NicQueueSample& operator+=(const NicQueueSample& o) {
+    qdisc_packets += o.qdisc_packets;
+    qdisc_bytes += o.qdisc_bytes;
+    ring_packets += o.ring_packets;
+    ring_bytes += o.ring_bytes;
+    bql_limit += o.bql_limit;
+    device_fifo_bytes += o.device_fifo_bytes;
+    return *this;
+  }
 };
 
 // Sits between a NIC's qdisc and an optional user Observer: forwards every event, and turns
