@@ -14,6 +14,7 @@ packages=(
   iproute2 iputils-ping iperf3                 # emulator tests: ip netns, ping/iperf3 oracles
   tshark                                       # emulator pcap export test (tests/emu/pcap_test.sh)
   ethtool                                      # bench/emu/forwarding.sh: the bare-veth baseline
+  netsniff-ng                                  # bench/emu/pps.sh: trafgen, the 64-byte frame generator
   zlib1g-dev gnuplot-nox                       # flent .flent.gz export (gzip), nicsim plot
   flent python3-numpy python3-matplotlib       # flent reads our files (stats need numpy) and draws the tests' plots (cli_flent_test)
   graphviz                                     # nicsim topology --dot checked with dot -Tsvg

@@ -273,6 +273,45 @@ TEST_P(FrameIoTest, FramesCrossIntactAndInOrder) {
   EXPECT_EQ(dp.release_lateness().count(), static_cast<uint64_t>(kFrames));
 }
 
+// Frames the host sends while the emulator does not read are not lost silently: the port's
+// queue (AF_PACKET socket buffer, 8 MiB; the TAP device's 500-frame queue) overflows, and the
+// kernel's count of what it dropped reaches the port's stats as rx_dropped.
+TEST_P(FrameIoTest, FramesDroppedBeforeTheyWereReadAreCounted) {
+  REQUIRE_EMU();
+  auto topo = Topology::create({.io = GetParam(), .prefix = kPrefix, .mtu = 1500, .hosts = {}});
+  FramePool pool;
+  HostEnd& a = topo->host(0);
+  std::unique_ptr<FramePort> port;
+  if (GetParam() == FrameIo::kPacket) {
+    port = std::make_unique<PacketPort>(topo->switch_netns_fd(), a.port_ifname, pool);
+  } else {
+    port = std::make_unique<TapPort>(std::move(a.tap_fd), a.ifname, pool,
+                                     TapPort::Params{.netns_fd = a.netns_fd.get()});
+  }
+  UniqueFd tx = raw_socket(a.netns_fd.get(), a.ifname);
+  // ~11 k small frames fill 8 MiB of socket buffer (each is charged its skb's truesize).
+  constexpr uint64_t kFrames = 40000;
+  const std::vector<uint8_t> frame = test_frame(a, topo->host(1), 1, 60);
+  for (uint64_t i = 0; i < kFrames; ++i) {
+    ASSERT_EQ(::send(tx.get(), frame.data(), frame.size(), 0), static_cast<ssize_t>(frame.size()));
+  }
+  std::array<Packet, 64> got;
+  std::array<int64_t, 64> stamps{};
+  uint64_t read = 0;
+  while (size_t n = port->receive(got.data(), stamps.data(), got.size())) {
+    read += n;
+  }
+  port->update_kernel_counters();
+  const uint64_t dropped = port->stats().rx_dropped;
+  EXPECT_GT(dropped, 0u) << "read " << read;
+  EXPECT_LT(read, kFrames);
+  // Every frame sent was either read or counted (the host may add its own, e.g. IPv6 MLD).
+  EXPECT_GE(read + dropped, kFrames);
+  EXPECT_LE(dropped, kFrames);
+  port->update_kernel_counters();  // PACKET_STATISTICS resets: the count must not double
+  EXPECT_EQ(port->stats().rx_dropped, dropped);
+}
+
 INSTANTIATE_TEST_SUITE_P(Io, FrameIoTest, ::testing::Values(FrameIo::kPacket, FrameIo::kTap),
                          [](const auto& p) { return std::string(to_string(p.param)); });
 

@@ -26,6 +26,7 @@
 #include "nicsim/emu/process.h"
 #include "nicsim/emu/real_clock.h"
 #include "nicsim/emu/session.h"
+#include "nicsim/emu/tap_port.h"
 #include "nicsim/emu/wire_only_nic.h"
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/usb_nic.h"
@@ -1152,6 +1153,25 @@ TEST(AddressPlan, TwoHostFormAndNetwork) {
   EXPECT_EQ(l.host_interface, ref_l.host_interface);
   EXPECT_EQ(l.router_interfaces, ref_l.router_interfaces);
   EXPECT_EQ(l.host_by_addr, ref_l.host_by_addr);
+}
+
+// /proc/net/dev as Linux 6.18 prints it: two header lines, then "name: 8 rx fields 8 tx".
+TEST(ProcNetDev, ReadsOneFieldOfTheNamedInterface) {
+  const std::string text =
+      "Inter-|   Receive                            ...\n"
+      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets ...\n"
+      "    lo:     120       2    0    0    0     0          0         0      120       2    0"
+      "    0    0     0       0          0\n"
+      " nsim0:    9000      10    0    1    0     0          0         0   640000   10000    0"
+      " 7321    0     0       0          0\n"
+      "nsim01:       1       1    0    0    0     0          0         0        1       1    0"
+      "   99    0     0       0          0\n";
+  EXPECT_EQ(proc_net_dev_field(text, "nsim0", kTxDroppedField), 7321u);
+  EXPECT_EQ(proc_net_dev_field(text, "nsim0", 0), 9000u);
+  EXPECT_EQ(proc_net_dev_field(text, "nsim01", kTxDroppedField), 99u);
+  EXPECT_EQ(proc_net_dev_field(text, "nsim", kTxDroppedField), std::nullopt);
+  EXPECT_EQ(proc_net_dev_field(text, "lo", 16), std::nullopt);  // only 16 fields
+  EXPECT_EQ(proc_net_dev_field("", "lo", 0), std::nullopt);
 }
 
 }  // namespace

@@ -28,6 +28,11 @@ struct PortStats {
   uint64_t tx_bytes = 0;
   uint64_t tx_calls = 0;   // write syscalls (sendmmsg / write)
   uint64_t tx_errors = 0;  // frames the kernel refused (counted, dropped)
+  // Frames the host sent that its kernel dropped before the emulator read them: the port's
+  // receive queue was full because the emulator fell behind (AF_PACKET: the socket buffer,
+  // PACKET_STATISTICS tp_drops; TAP: the device's queue, its tx_dropped). No NIC model saw
+  // them; known once update_kernel_counters() has run (at the end of a session).
+  uint64_t rx_dropped = 0;
   // Super-frames (TapPort with virtio-net headers, `--io tap-gso`): TCP packets of several
   // MTU segments read as one (and how many segments they held), written as one, and the
   // byte-less segments the NIC models cut from them (delivered inside the super-frame).
@@ -53,6 +58,9 @@ class FramePort {
   // Writes every queued frame; their buffers return to the pool.
   virtual void flush() = 0;
   virtual const PortStats& stats() const = 0;
+  // Reads the counters only the kernel keeps (rx_dropped) into stats(). A few system calls:
+  // called when the run has stopped, not per frame.
+  virtual void update_kernel_counters() {}
   virtual std::string describe() const = 0;
   // True when receive() pulls frames out of the host on demand (XdpPort): the host kernel
   // keeps what is not pulled, so the caller asks only for what the emulated NIC accepts now.

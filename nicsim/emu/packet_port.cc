@@ -156,6 +156,14 @@ void PacketPort::flush() {
   tx_.clear();  // buffers return to the pool
 }
 
+void PacketPort::update_kernel_counters() {
+  tpacket_stats st{};
+  socklen_t len = sizeof st;
+  if (::getsockopt(fd_.get(), SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0) {
+    stats_.rx_dropped += st.tp_drops;
+  }
+}
+
 std::string PacketPort::describe() const {
   return "AF_PACKET on veth " + ifname_ + " (recvmmsg/sendmmsg, batch " + std::to_string(kBatch) +
          ")";

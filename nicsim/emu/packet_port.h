@@ -35,6 +35,8 @@ class PacketPort final : public FramePort {
   void send(Packet&& frame) override;
   void flush() override;
   const PortStats& stats() const override { return stats_; }
+  // rx_dropped from PACKET_STATISTICS (which resets the kernel's count at each read).
+  void update_kernel_counters() override;
   std::string describe() const override;
 
  private:

@@ -210,7 +210,8 @@ std::vector<std::unique_ptr<FramePort>> open_ports(
     } else if (opt.io == FrameIo::kPacket) {
       ports.push_back(std::make_unique<PacketPort>(topo.switch_netns_fd(), h.port_ifname, pool));
     } else {
-      const TapPort::Params params{.vnet = opt.io == FrameIo::kTapGso, .gro = true};
+      const TapPort::Params params{
+          .vnet = opt.io == FrameIo::kTapGso, .gro = true, .netns_fd = h.netns_fd.get()};
       ports.push_back(std::make_unique<TapPort>(std::move(h.tap_fd), h.ifname, pool, params));
     }
   }
@@ -351,6 +352,7 @@ void collect_stats(const Datapath& datapath, const std::vector<std::unique_ptr<F
     result.cpus.push_back(datapath.cpu(i).stats());
   }
   for (const auto& p : ports) {
+    p->update_kernel_counters();
     result.ports.push_back(p->stats());
   }
   result.timer_error = loop.timer_error().stats();

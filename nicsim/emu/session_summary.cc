@@ -101,11 +101,19 @@ std::string format_session_summary(const SessionResult& r) {
     append(
         out,
         "port %s: read %llu frames in %llu calls, wrote %llu in %llu calls, %llu write "
-        "errors, %llu truncated\n",
+        "errors, %llu truncated, %llu dropped unread\n",
         label(r.hosts, h).c_str(), static_cast<unsigned long long>(p.rx_frames),
         static_cast<unsigned long long>(p.rx_calls), static_cast<unsigned long long>(p.tx_frames),
         static_cast<unsigned long long>(p.tx_calls), static_cast<unsigned long long>(p.tx_errors),
-        static_cast<unsigned long long>(p.rx_truncated));
+        static_cast<unsigned long long>(p.rx_truncated),
+        static_cast<unsigned long long>(p.rx_dropped));
+    if (p.rx_dropped > 0) {
+      append(out,
+             "warning: host %s sent %llu frames that its kernel dropped before the emulator "
+             "read them (the port's queue was full: the emulator fell behind; no model saw "
+             "them)\n",
+             label(r.hosts, h).c_str(), static_cast<unsigned long long>(p.rx_dropped));
+    }
     if (p.rx_super_frames + p.tx_super_frames + p.tx_merged_segments > 0) {
       append(out,
              "port %s super-frames: read %llu (%llu segments), wrote %llu, %llu segments "

@@ -9,8 +9,37 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <sstream>
+
+#include "nicsim/emu/netns.h"
 
 namespace nicsim::emu {
+
+std::optional<uint64_t> proc_net_dev_field(const std::string& text, const std::string& ifname,
+                                           size_t index) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) {
+      continue;  // the two header lines
+    }
+    const size_t start = line.find_first_not_of(' ');
+    if (line.compare(start, colon - start, ifname) != 0 || colon - start != ifname.size()) {
+      continue;
+    }
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t value = 0;
+    for (size_t i = 0; i <= index; ++i) {
+      if (!(fields >> value)) {
+        return std::nullopt;
+      }
+    }
+    return value;
+  }
+  return std::nullopt;
+}
 
 UniqueFd TapPort::create_tap(const std::string& ifname, bool vnet) {
   UniqueFd fd(::open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC));
@@ -43,6 +72,28 @@ TapPort::TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool)
 TapPort::TapPort(UniqueFd tap_fd, const std::string& ifname, FramePool& pool, Params params)
     : fd_(std::move(tap_fd)), ifname_(ifname), pool_(pool), params_(params), rx_buf_(pool.get()) {
   tx_.reserve(64);
+  if (params_.netns_fd >= 0) {
+    // /proc/thread-self/net is the namespace of the thread that opens it; the open file keeps
+    // that namespace, so later reads see the host's devices from any thread.
+    NetnsGuard in(params_.netns_fd);
+    dev_stats_.reset(::open("/proc/thread-self/net/dev", O_RDONLY | O_CLOEXEC));
+  }
+}
+
+void TapPort::update_kernel_counters() {
+  if (!dev_stats_.valid()) {
+    return;
+  }
+  std::string text;
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::pread(dev_stats_.get(), buf, sizeof buf, static_cast<off_t>(text.size()))) > 0) {
+    text.append(buf, static_cast<size_t>(n));
+  }
+  const std::optional<uint64_t> dropped = proc_net_dev_field(text, ifname_, kTxDroppedField);
+  if (dropped) {
+    stats_.rx_dropped = *dropped;  // the device's own count since it was created
+  }
 }
 
 size_t TapPort::receive_one(Packet& out) {

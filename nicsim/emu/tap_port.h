@@ -17,6 +17,7 @@
 //    frames); if it dropped the last, the whole super-frame is lost (its bytes went with it).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,11 +27,22 @@
 
 namespace nicsim::emu {
 
+// Field `index` (0-based, counted after "name:") of interface `ifname`'s line in the text of
+// /proc/net/dev: 0-7 receive (bytes packets errs drop fifo frame compressed multicast), 8-15
+// transmit (bytes packets errs drop fifo colls carrier compressed). nullopt if the interface
+// is absent or its line is malformed.
+std::optional<uint64_t> proc_net_dev_field(const std::string& text, const std::string& ifname,
+                                           size_t index);
+inline constexpr size_t kTxDroppedField = 11;
+
 class TapPort final : public FramePort {
  public:
   struct Params {
     bool vnet = false;  // super-frame mode (IFF_VNET_HDR); the fd must be created with it
     bool gro = true;    // vnet: deliver super-frames whole (else as MTU frames)
+    // The host's network namespace, to read the TAP device's tx_dropped there (frames the
+    // host sent while the device's queue was full); -1: rx_dropped is not counted.
+    int netns_fd = -1;
   };
   // Takes an open, non-blocking TAP file descriptor (Topology creates it in the host's
   // namespace).
@@ -42,6 +54,9 @@ class TapPort final : public FramePort {
   void send(Packet&& frame) override;
   void flush() override;
   const PortStats& stats() const override { return stats_; }
+  // rx_dropped: the TAP device's tx_dropped in the host's /proc/net/dev (tun_net_xmit counts
+  // a frame it drops on a full queue there).
+  void update_kernel_counters() override;
   std::string describe() const override;
 
   // Creates a TAP device named `ifname` in the calling thread's network namespace and returns
@@ -62,6 +77,7 @@ class TapPort final : public FramePort {
   std::string ifname_;
   FramePool& pool_;
   Params params_;
+  UniqueFd dev_stats_;  // /proc/net/dev of the host's namespace, opened there (or invalid)
   Payload rx_buf_;
   std::vector<Packet> tx_;
   // Byte-less segments delivered so far, by their super-frame's packet id: which indexes
