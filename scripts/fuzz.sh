@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan on every library) and runs each.
 # Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]   each target for that long (default 30; CI: 30)
 #        scripts/fuzz.sh --long [RUNS]          each target for RUNS executions (default 10^7:
-#                                               a nightly-style run, hours; not for CI)
+#                                               a nightly-style run, hours; not for CI). Run it
+#                                               niced if you like, never stopped (SIGSTOP): the
+#                                               timeout (60 s here, 10 s otherwise) is wall time
 #        scripts/fuzz.sh --merge                minimise what the runs found into the committed
 #                                               corpora (then commit them)
 #   Any of these may end with target names (e.g. `--long 10000000 protocol_fuzz`) to run only
@@ -115,15 +117,17 @@ for i in "${!names[@]}"; do
   [ -f "$srcdir/fuzz_corpus/$name.dict" ] && extra+=("-dict=$srcdir/fuzz_corpus/$name.dict")
   case "$name" in scenario | scenario_sim) extra+=(-max_len=131072) ;; esac
   if [ "$mode" = long ]; then
-    limit=(-runs="$runs_wanted")
+    # libFuzzer's -timeout is wall time: a nightly run at low priority beside other work can
+    # wait seconds for a CPU, so a unit is a hang only after 60 s (slow units are kept apart).
+    limit=(-runs="$runs_wanted" -timeout=60)
     wall=$((7 * 24 * 3600))
   else
-    limit=(-max_total_time="$secs")
+    limit=(-max_total_time="$secs" -timeout=10)
     wall=$((secs + 120))
   fi
   log="$work/fuzz.log"
   set +e
-  timeout "$wall" "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  timeout "$wall" "$bin" "${limit[@]}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" "${extra[@]}" "$work/corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   set -e
