@@ -218,6 +218,16 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
   d.bytes_in += p.len;
   p.id = ++next_id_;
   const FrameInfo info = classify(p);
+  if (p.gso_segs > 1 && p.payload) {
+    const size_t n = std::min<size_t>(p.payload->bytes.size(), p.len);
+    if (const auto base =
+            tcp_gro_base(std::span<const uint8_t>(p.payload->bytes.data(), n), p.gso_size)) {
+      if (super_gro_.size() >= kMaxSuperFrames) {
+        super_gro_.clear();
+      }
+      super_gro_[p.id] = *base;
+    }
+  }
   const auto to = layout_.host_by_addr.find(info.dst.s_addr);
   p.dst_host = info.ipv4 && to != layout_.host_by_addr.end() ? to->second : kUnknownHost;
   p.src_host = static_cast<uint16_t>(host);  // hosts are the network's first nodes (CAKE's hosts)
@@ -238,8 +248,27 @@ algo::Rss::Flow Datapath::Sink::rss_flow(const Packet& frame) const {
   return rss_flow_of(std::span<const uint8_t>(frame.payload->bytes.data(), n));
 }
 
+algo::GroHeader Datapath::Sink::gro_header(const Packet& frame) const {
+  algo::GroHeader h;
+  const auto super = dp_->super_gro_.find(frame.id);
+  if (super != dp_->super_gro_.end()) {
+    h = gro_segment(super->second, frame.gso_index);
+  } else if (frame.payload) {
+    const size_t n = std::min<size_t>(frame.len, frame.payload->bytes.size());
+    if (const auto base = tcp_gro_base(std::span<const uint8_t>(frame.payload->bytes.data(), n))) {
+      h = base->first;
+    }
+  }
+  h.tos = frame.tos;  // as it arrived: a qdisc's CE mark differs
+  return h;
+}
+
 void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   Datapath& dp = *dp_;
+  const auto super = dp.super_gro_.find(frame.id);
+  if (super != dp.super_gro_.end() && frame.gso_index + 1u >= super->second.segments()) {
+    dp.super_gro_.erase(super);  // its last segment: the super-frame has arrived
+  }
   Host& h = dp.hosts_[host_];
   DirectionStats& d = dp.dir_[h.in_wire];
   ++d.frames_out;

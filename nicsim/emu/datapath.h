@@ -61,6 +61,7 @@
 
 #include "nicsim/core/packet.h"
 #include "nicsim/core/time.h"
+#include "nicsim/emu/frame_classifier.h"
 #include "nicsim/emu/frame_port.h"
 #include "nicsim/emu/netlink.h"
 #include "nicsim/model/nic.h"
@@ -213,6 +214,9 @@ class Datapath {
     void tx_released(const model::TxRelease&, Time) override;
     // RSS of a multi-queue NIC: the real frame's addresses and ports.
     algo::Rss::Flow rss_flow(const Packet& frame) const override;
+    // GRO of a NIC with `gro` on: the real frame's TCP header, or for a segment the models cut
+    // from a super-frame (no bytes of its own), the header tcp_gso_segment gives it.
+    algo::GroHeader gro_header(const Packet& frame) const override;
 
    private:
     Datapath* dp_;
@@ -271,6 +275,11 @@ class Datapath {
   std::vector<std::unique_ptr<WireObserver>> wire_observers_;
   std::vector<Arrival> arrivals_;  // receive scratch
   uint64_t next_id_ = 0;
+  // What the segments of each super-frame in flight share (by packet id), for gro_header: the
+  // models carry all but the last segment without bytes. Removed when the last is delivered;
+  // cleared whole past kMaxSuperFrames (super-frames whose last segment was dropped).
+  std::unordered_map<uint64_t, TcpGroBase> super_gro_;
+  static constexpr size_t kMaxSuperFrames = 4096;
   std::vector<DirectionStats> dir_;  // host ends' live counters, by direction
   Time model_time_;
   report::LatencyRecorder lateness_;

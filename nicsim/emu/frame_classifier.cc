@@ -1,5 +1,6 @@
 #include "nicsim/emu/frame_classifier.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "nicsim/algo/pfifo_fast.h"
@@ -90,6 +91,74 @@ algo::Rss::Flow rss_flow_of(std::span<const uint8_t> f) {
     flow.dst_port = be16(f, off + ihl + 2);
   }
   return flow;
+}
+
+std::optional<TcpGroBase> tcp_gro_base(std::span<const uint8_t> f, uint32_t segment_bytes) {
+  const FrameInfo info = classify_frame(f);
+  const size_t off = info.ip_offset;
+  if (!info.ipv4 || info.protocol != 6 || (be16(f, off + 6) & 0x3fff) != 0) {
+    return std::nullopt;  // not TCP, or a fragment (MF set or an offset): GRO passes it up alone
+  }
+  const size_t ihl = static_cast<size_t>(f[off] & 0x0f) * 4;
+  const size_t tcp = off + ihl;
+  if (f.size() < tcp + 20) {
+    return std::nullopt;
+  }
+  const size_t doff = static_cast<size_t>(f[tcp + 12] >> 4) * 4;
+  const size_t ip_len = be16(f, off + 2);
+  if (doff < 20 || f.size() < tcp + doff || ip_len < ihl + doff) {
+    return std::nullopt;
+  }
+  TcpGroBase b;
+  algo::GroHeader& h = b.first;
+  h.tcp = true;
+  h.flow = mix(mix(bytes_of(f, off + 12, 4), bytes_of(f, off + 16, 4)), bytes_of(f, tcp, 4));
+  h.seq = bytes_of(f, tcp + 4, 4);
+  h.ack = bytes_of(f, tcp + 8, 4);
+  h.headers = static_cast<uint32_t>(ihl + doff);
+  h.flags = f[tcp + 13];
+  h.tos = info.tos;
+  // tcp_gro_receive flushes when the flag word (data offset, flags, window) or any option
+  // byte differs: the options, then the data offset and window, each compared whole.
+  uint64_t opts = 0;
+  for (size_t i = tcp + 20; i < tcp + doff; ++i) {
+    opts = mix(opts, f[i]);
+  }
+  h.options[0] = opts;
+  h.options[1] = (bytes_of(f, tcp + 14, 2) << 8) | doff;
+  // The IP total length bounds the payload (an MTU frame may carry Ethernet padding); a
+  // super-frame's is the whole packet's, as the kernel built it, within the bytes read.
+  const size_t end = std::min(f.size(), off + ip_len);
+  b.total_payload = static_cast<uint32_t>(end > tcp + doff ? end - tcp - doff : 0);
+  const size_t header_bytes = tcp + doff;  // Ethernet (+ VLAN), IP and TCP
+  b.mss = segment_bytes > header_bytes ? static_cast<uint32_t>(segment_bytes - header_bytes) : 0;
+  h.payload = b.mss > 0 ? std::min(b.mss, b.total_payload) : b.total_payload;
+  return b;
+}
+
+uint32_t TcpGroBase::segments() const {
+  if (mss == 0 || total_payload <= mss) {
+    return 1;
+  }
+  return (total_payload + mss - 1) / mss;
+}
+
+algo::GroHeader gro_segment(const TcpGroBase& b, uint32_t index) {
+  algo::GroHeader h = b.first;
+  const uint32_t n = b.segments();
+  if (n == 1) {
+    return h;
+  }
+  index = std::min(index, n - 1);
+  h.seq = (h.seq + static_cast<uint64_t>(index) * b.mss) & 0xffffffffu;
+  h.payload = index + 1 < n ? b.mss : b.total_payload - b.mss * (n - 1);
+  if (index + 1 < n) {
+    h.flags &= static_cast<uint8_t>(~(algo::kGroFin | algo::kGroPsh));
+  }
+  if (index > 0) {
+    h.flags &= static_cast<uint8_t>(~algo::kGroCwr);
+  }
+  return h;
 }
 
 FrameInfo classify(Packet& p) {

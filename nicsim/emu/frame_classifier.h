@@ -16,8 +16,10 @@
 #include <netinet/in.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
+#include "nicsim/algo/gro.h"
 #include "nicsim/algo/rss.h"
 #include "nicsim/core/packet.h"
 
@@ -43,6 +45,26 @@ FrameInfo classify(Packet& p);
 // and UDP outside non-first fragments, the ports; not IPv4 (ARP, IPv6): all zero, proto other
 // (a real NIC puts those on the queue of table entry 0, as a zero hash does).
 algo::Rss::Flow rss_flow_of(std::span<const uint8_t> frame);
+
+// GRO's view of an IPv4/TCP frame (algo::GroHeader: what tcp4_gro_receive compares; Linux
+// net/ipv4/tcp_offload.c), for a receiving NIC model with `gro` on. A TSO super-frame
+// (`--io tap-gso`: several MSS of payload behind one header) stands for the segments
+// tcp_gso_segment cuts from it; the models carry them without bytes (core/gso.h), so what they
+// share is parsed once into a TcpGroBase and gro_segment() gives segment i's header: sequence
+// number advanced by i x mss, FIN and PSH on the last segment only, CWR on the first only.
+struct TcpGroBase {
+  algo::GroHeader first;       // segment 0 (or the whole frame), flags as the bytes have them
+  uint32_t total_payload = 0;  // TCP payload bytes of the whole (super-)frame
+  uint32_t mss = 0;            // payload bytes per segment; 0: one segment
+  uint32_t segments() const;
+};
+// nullopt: not IPv4/TCP, a fragment, or headers cut short. `segment_bytes` is a full
+// segment's frame bytes, headers included (Packet::gso_size of a super-frame, core/gso.h), 0
+// for an MTU frame. The flow is the 4-tuple, mixed into 64
+// bits; the options word is the TCP option bytes with the data offset and window (both flush
+// GRO when they change), mixed.
+std::optional<TcpGroBase> tcp_gro_base(std::span<const uint8_t> frame, uint32_t segment_bytes = 0);
+algo::GroHeader gro_segment(const TcpGroBase& base, uint32_t index);
 
 // Writes p's ECN codepoint into its IPv4 header if they differ (a qdisc marked CE). Returns
 // whether the bytes changed. Frames that are not IPv4 are left alone.

@@ -1,6 +1,7 @@
 // libFuzzer target: arbitrary bytes as a frame read from a host (untrusted: any program in the
-// namespaces can send anything). classify_frame / classify / rss_flow_of / write_ecn must never
-// read or write outside the frame, and write_ecn must keep a valid IPv4 header checksum valid.
+// namespaces can send anything). classify_frame / classify / rss_flow_of / write_ecn /
+// tcp_gro_base / gro_segment must never read or write outside the frame, write_ecn must keep a
+// valid IPv4 header checksum valid, and a super-frame's segments' payloads must add up to its own.
 // Run with scripts/fuzz.sh (seed corpus: nicsim/emu/fuzz_corpus/frame_classifier/).
 
 #include <cstddef>
@@ -39,6 +40,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const algo::Rss::Flow flow = emu::rss_flow_of(std::span<const uint8_t>(data, size));
   if (!info.ipv4 && (flow.src_ip != 0 || flow.dst_ip != 0)) {
     std::abort();  // addresses read from a frame that is not IPv4
+  }
+  const uint32_t segment_bytes[] = {0, 1514, static_cast<uint32_t>(size % 70000)};
+  for (const uint32_t seg : segment_bytes) {
+    const auto base = emu::tcp_gro_base(std::span<const uint8_t>(data, size), seg);
+    if (!base) {
+      continue;
+    }
+    const uint32_t n = base->segments();
+    uint64_t payload = 0;
+    for (uint32_t i = 0; i < n && i < 100; ++i) {
+      payload += emu::gro_segment(*base, i).payload;
+    }
+    if (n == 0 || (n <= 100 && payload != base->total_payload)) {
+      std::abort();  // segments that do not add up to the super-frame
+    }
   }
   if (info.ipv4) {
     const size_t ihl = static_cast<size_t>(data[info.ip_offset] & 0x0f) * 4;

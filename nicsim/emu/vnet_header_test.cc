@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nicsim/core/gso.h"
+#include "nicsim/emu/frame_classifier.h"
 #include "nicsim/emu/frame_pool.h"
 #include "nicsim/emu/tap_port.h"
 
@@ -136,6 +137,63 @@ TEST(VnetHeader, SegmentsLikeTcpGsoSegment) {
                            f.begin() + static_cast<std::ptrdiff_t>(kHeader + offset)));
     offset += payload;
   }
+}
+
+// GRO's view of the byte-less segments the models cut from a super-frame (frame_classifier.h)
+// is exactly what tcp4_gro_receive would read from the real segments: segment_tcp (checked
+// above against tcp_gso_segment's rules) cuts them, tcp_gro_base parses each one alone.
+TEST(TcpGroBase, SegmentHeadersMatchTheRealSegments) {
+  const auto f = tcp_frame(3000, 0x19 | 0x80);  // FIN PSH ACK CWR
+  const auto base = tcp_gro_base(f, kHeader + 1448);
+  ASSERT_TRUE(base.has_value());
+  EXPECT_EQ(base->mss, 1448u);
+  EXPECT_EQ(base->total_payload, 3000u);
+  ASSERT_EQ(base->segments(), 3u);
+  const auto segs = segment_tcp(tso(1448), f);
+  ASSERT_EQ(segs.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    const auto real = tcp_gro_base(segs[i]);
+    ASSERT_TRUE(real.has_value()) << i;
+    const algo::GroHeader want = real->first;
+    const algo::GroHeader got = gro_segment(*base, i);
+    EXPECT_TRUE(got.tcp);
+    EXPECT_EQ(got.flow, want.flow) << i;
+    EXPECT_EQ(got.seq, want.seq) << i;
+    EXPECT_EQ(got.ack, want.ack) << i;
+    EXPECT_EQ(got.payload, want.payload) << i;
+    EXPECT_EQ(got.headers, want.headers) << i;
+    EXPECT_EQ(got.flags, want.flags) << i;
+    EXPECT_EQ(got.options, want.options) << i;
+  }
+  EXPECT_EQ(gro_segment(*base, 0).seq, 1000u);
+  EXPECT_EQ(gro_segment(*base, 2).payload, 104u);
+  EXPECT_EQ(gro_segment(*base, 2).headers, kIp + kTcp);
+}
+
+// An MTU frame is one segment; Ethernet padding is not payload; the flow, the window and the
+// options are told apart; what is not IPv4/TCP has no GRO header.
+TEST(TcpGroBase, MtuFramesFlowsAndRefusals) {
+  auto f = tcp_frame(10, 0x10);
+  f.resize(f.size() + 8);  // padding after the IP packet
+  const auto b = tcp_gro_base(f);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->segments(), 1u);
+  EXPECT_EQ(gro_segment(*b, 0).payload, 10u);
+  auto other_port = tcp_frame(10, 0x10);
+  other_port[kEth + kIp + 3] = 91;
+  EXPECT_NE(tcp_gro_base(other_port)->first.flow, b->first.flow);
+  auto other_window = tcp_frame(10, 0x10);
+  other_window[kEth + kIp + 15] = 1;
+  EXPECT_NE(tcp_gro_base(other_window)->first.options, b->first.options);
+  EXPECT_EQ(tcp_gro_base(other_window)->first.flow, b->first.flow);
+  auto udp = tcp_frame(10, 0x10);
+  udp[kEth + 9] = 17;
+  EXPECT_FALSE(tcp_gro_base(udp).has_value());
+  auto fragment = tcp_frame(10, 0x10);
+  fragment[kEth + 6] = 0x20;  // more fragments
+  EXPECT_FALSE(tcp_gro_base(fragment).has_value());
+  const std::vector<uint8_t> cut(f.begin(), f.begin() + kEth + kIp + 10);
+  EXPECT_FALSE(tcp_gro_base(cut).has_value());
 }
 
 // The TAP port in super-frame mode over a socket pair: `host` plays the host's kernel.
