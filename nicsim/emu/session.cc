@@ -24,6 +24,7 @@
 #include "nicsim/emu/session_control.h"
 #include "nicsim/emu/tap_port.h"
 #include "nicsim/emu/wire_only_nic.h"
+#include "nicsim/model/platform_nic.h"
 
 namespace nicsim::emu {
 namespace {
@@ -350,6 +351,10 @@ void collect_stats(const Datapath& datapath, const std::vector<std::unique_ptr<F
     result.nic_counters.push_back(datapath.nic(i).counters());
     result.nic_queues.push_back(datapath.nic(i).queue_sample());
     result.cpus.push_back(datapath.cpu(i).stats());
+    const auto* platform = dynamic_cast<const model::PlatformNic*>(&datapath.nic(i));
+    result.nic_gro.push_back(platform != nullptr && platform->params().gro
+                                 ? std::optional<algo::Gro::Stats>(platform->gro().stats())
+                                 : std::nullopt);
   }
   for (const auto& p : ports) {
     p->update_kernel_counters();

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "nicsim/algo/gro.h"
 #include "nicsim/config/scenario.h"
 #include "nicsim/core/time.h"
 #include "nicsim/emu/datapath.h"
@@ -98,6 +99,9 @@ struct SessionResult {
   std::vector<model::NicCounters> nic_counters;
   std::vector<model::NicQueueSample> nic_queues;
   std::vector<model::Cpu::Stats> cpus;
+  // Per interface: its NIC model's GRO counters when it has `gro` on (a platform NIC), else
+  // nullopt.
+  std::vector<std::optional<algo::Gro::Stats>> nic_gro;
   // Per wire direction (link * 2 + side; two-host form: a->b, b->a): "a->b", counters.
   std::vector<std::string> direction_labels;
   std::vector<DirectionStats> directions;

@@ -277,15 +277,27 @@ TEST(SessionSummary, ReportsEveryPartOfTheRun) {
   r.directions[0].bytes_out = 250'000;  // 1 Mbit/s over 2 s
   r.wires[1].lost = 4;
   r.pcap_error = "disk full";
+  r.ports[0].rx_dropped = 7;
+  algo::Gro::Stats gro;
+  gro.frames = 45;
+  gro.packets = 2;
+  gro.merged = 43;
+  gro.largest = 44;
+  r.nic_gro = {std::nullopt, gro};
   const std::string s = format_session_summary(r);
   for (const char* want :
        {"--- nicsim emulate summary ---\n", "2.00 s emulated, frame I/O: veth + AF_PACKET\n",
         "a->b: 10 frames in, 0 out (1.0 Mbit/s of frames)", "4 lost on the wire", "NIC a: stmmac\n",
         "NIC b: generic-1g\n", "pcap: disk full\n", "timer error",
-        "port b:", "emulator CPU:", "loop: 0 waits"}) {
+        "port b:", "emulator CPU:", "loop: 0 waits", "0 truncated, 7 dropped unread\n",
+        "warning: host a sent 7 frames that its kernel dropped before the emulator read them",
+        "generic-1g\n  tx 0 frames",
+        "  GRO: 45 frames went up the stack as 2 packets (43 merged into another, at most 44 "
+        "in one)\n"}) {
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   }
   EXPECT_EQ(s.back(), '\n');
+  EXPECT_EQ(s.find("GRO:"), s.rfind("GRO:"));  // only NIC b has GRO on
 }
 
 }  // namespace

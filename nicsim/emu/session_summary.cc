@@ -66,6 +66,14 @@ std::string format_session_summary(const SessionResult& r) {
         static_cast<unsigned long long>(q.qdisc_packets),
         static_cast<unsigned long long>(q.ring_packets),
         static_cast<unsigned long long>(q.bql_limit), busy);
+    if (h < r.nic_gro.size() && r.nic_gro[h]) {
+      const algo::Gro::Stats& g = *r.nic_gro[h];
+      append(out,
+             "  GRO: %llu frames went up the stack as %llu packets (%llu merged into another, "
+             "at most %llu in one)\n",
+             static_cast<unsigned long long>(g.frames), static_cast<unsigned long long>(g.packets),
+             static_cast<unsigned long long>(g.merged), static_cast<unsigned long long>(g.largest));
+    }
   }
   for (const SessionResult::RouterResult& rr : r.routers) {
     append(out,
