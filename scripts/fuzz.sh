@@ -3,8 +3,9 @@
 # Usage: scripts/fuzz.sh [SECONDS_PER_FUZZER]   each target for that long (default 30; CI: 30)
 #        scripts/fuzz.sh --long [RUNS]          each target for RUNS executions (default 10^7:
 #                                               a nightly-style run, hours; not for CI). Run it
-#                                               niced if you like, never stopped (SIGSTOP): the
-#                                               timeout (60 s here, 10 s otherwise) is wall time
+#                                               niced if you like; the timeout (600 s here, 10 s
+#                                               otherwise) is wall time: stop it (SIGSTOP) for
+#                                               less than that
 #        scripts/fuzz.sh --merge                minimise what the runs found into the committed
 #                                               corpora (then commit them)
 #   Any of these may end with target names (e.g. `--long 10000000 protocol_fuzz`) to run only
@@ -118,8 +119,9 @@ for i in "${!names[@]}"; do
   case "$name" in scenario | scenario_sim) extra+=(-max_len=131072) ;; esac
   if [ "$mode" = long ]; then
     # libFuzzer's -timeout is wall time: a nightly run at low priority beside other work can
-    # wait seconds for a CPU, so a unit is a hang only after 60 s (slow units are kept apart).
-    limit=(-runs="$runs_wanted" -timeout=60)
+    # wait long for a CPU, so a unit is a hang only after 600 s (libFuzzer's default is 1200;
+    # units over 10 s are still written as slow-unit-* artifacts).
+    limit=(-runs="$runs_wanted" -timeout=600)
     wall=$((7 * 24 * 3600))
   else
     limit=(-max_total_time="$secs" -timeout=10)
