@@ -220,12 +220,12 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
   const FrameInfo info = classify(p);
   if (p.gso_segs > 1 && p.payload) {
     const size_t n = std::min<size_t>(p.payload->bytes.size(), p.len);
-    if (const auto base =
-            tcp_gro_base(std::span<const uint8_t>(p.payload->bytes.data(), n), p.gso_size)) {
-      if (super_gro_.size() >= kMaxSuperFrames) {
-        super_gro_.clear();
+    const std::span<const uint8_t> bytes(p.payload->bytes.data(), n);
+    if (const auto base = tcp_gro_base(bytes, p.gso_size)) {
+      if (super_frames_.size() >= kMaxSuperFrames) {
+        super_frames_.clear();
       }
-      super_gro_[p.id] = *base;
+      super_frames_[p.id] = SuperFrame{*base, rss_flow_of(bytes)};
     }
   }
   const auto to = layout_.host_by_addr.find(info.dst.s_addr);
@@ -241,6 +241,10 @@ void Datapath::send_from_host(size_t host, Packet& p, Time t) {
 }
 
 algo::Rss::Flow Datapath::Sink::rss_flow(const Packet& frame) const {
+  const auto super = dp_->super_frames_.find(frame.id);
+  if (super != dp_->super_frames_.end()) {
+    return super->second.rss;
+  }
   if (!frame.payload) {
     return host_rss_flow(frame);
   }
@@ -250,9 +254,9 @@ algo::Rss::Flow Datapath::Sink::rss_flow(const Packet& frame) const {
 
 algo::GroHeader Datapath::Sink::gro_header(const Packet& frame) const {
   algo::GroHeader h;
-  const auto super = dp_->super_gro_.find(frame.id);
-  if (super != dp_->super_gro_.end()) {
-    h = gro_segment(super->second, frame.gso_index);
+  const auto super = dp_->super_frames_.find(frame.id);
+  if (super != dp_->super_frames_.end()) {
+    h = gro_segment(super->second.gro, frame.gso_index);
   } else if (frame.payload) {
     const size_t n = std::min<size_t>(frame.len, frame.payload->bytes.size());
     if (const auto base = tcp_gro_base(std::span<const uint8_t>(frame.payload->bytes.data(), n))) {
@@ -265,9 +269,9 @@ algo::GroHeader Datapath::Sink::gro_header(const Packet& frame) const {
 
 void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   Datapath& dp = *dp_;
-  const auto super = dp.super_gro_.find(frame.id);
-  if (super != dp.super_gro_.end() && frame.gso_index + 1u >= super->second.segments()) {
-    dp.super_gro_.erase(super);  // its last segment: the super-frame has arrived
+  const auto super = dp.super_frames_.find(frame.id);
+  if (super != dp.super_frames_.end() && frame.gso_index + 1u >= super->second.gro.segments()) {
+    dp.super_frames_.erase(super);  // its last segment: the super-frame has arrived
   }
   Host& h = dp.hosts_[host_];
   DirectionStats& d = dp.dir_[h.in_wire];

@@ -212,7 +212,8 @@ class Datapath {
     Sink(Datapath* dp, size_t host) : dp_(dp), host_(host) {}
     void deliver(Packet&& frame, Time now) override;
     void tx_released(const model::TxRelease&, Time) override;
-    // RSS of a multi-queue NIC: the real frame's addresses and ports.
+    // RSS of a multi-queue NIC: the real frame's addresses and ports (a super-frame's, for
+    // each of its segments: they all reach one queue, as the real segments would).
     algo::Rss::Flow rss_flow(const Packet& frame) const override;
     // GRO of a NIC with `gro` on: the real frame's TCP header, or for a segment the models cut
     // from a super-frame (no bytes of its own), the header tcp_gso_segment gives it.
@@ -275,10 +276,15 @@ class Datapath {
   std::vector<std::unique_ptr<WireObserver>> wire_observers_;
   std::vector<Arrival> arrivals_;  // receive scratch
   uint64_t next_id_ = 0;
-  // What the segments of each super-frame in flight share (by packet id), for gro_header: the
-  // models carry all but the last segment without bytes. Removed when the last is delivered;
-  // cleared whole past kMaxSuperFrames (super-frames whose last segment was dropped).
-  std::unordered_map<uint64_t, TcpGroBase> super_gro_;
+  // What the segments of each TCP super-frame in flight share (by packet id): the models carry
+  // all but the last segment without bytes, so gro_header and rss_flow read it here. Removed
+  // when the last is delivered; cleared whole past kMaxSuperFrames (super-frames whose last
+  // segment was dropped).
+  struct SuperFrame {
+    TcpGroBase gro;
+    algo::Rss::Flow rss;
+  };
+  std::unordered_map<uint64_t, SuperFrame> super_frames_;
   static constexpr size_t kMaxSuperFrames = 4096;
   std::vector<DirectionStats> dir_;  // host ends' live counters, by direction
   Time model_time_;

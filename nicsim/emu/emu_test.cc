@@ -28,6 +28,7 @@
 #include "nicsim/emu/session.h"
 #include "nicsim/emu/tap_port.h"
 #include "nicsim/emu/wire_only_nic.h"
+#include "nicsim/model/multi_queue_nic.h"
 #include "nicsim/model/platform_nic.h"
 #include "nicsim/model/usb_nic.h"
 #include "nicsim/testing/packet_factory.h"
@@ -787,6 +788,50 @@ TEST(EmuModels, GroMergesTheRealTcpFramesOfOneFlow) {
   EXPECT_GT(g.merged, 16u);
   EXPECT_LT(g.packets, 16u);
   EXPECT_EQ(g.normal, 0u);
+}
+
+// A super-frame's segments all reach one RX queue of a multi-queue NIC, the one its 4-tuple
+// hashes to, as the real segments would; before, the nine without bytes were hashed by host
+// pair alone and split from the last.
+TEST(EmuModels, SuperFrameSegmentsShareOneRssQueue) {
+  config::LoadOptions opts;
+  opts.preset_dirs = {std::string(NICSIM_TEST_SOURCE_DIR) + "/presets"};
+  opts.standard_presets = false;
+  ModelFixture f(config::load_scenario_text(R"([scenario]
+name = "rss"
+duration = "1s"
+[hosts.a]
+cpu = "x86-desktop"
+nic = "generic-10g"
+[hosts.b]
+cpu = "x86-desktop"
+[hosts.b.nic]
+preset = "generic-10g"
+queues = 8
+[wire]
+rate = "10Gbit"
+delay = "1us"
+)",
+                                            "rss.toml", opts)
+                     .runs.at(0));
+  constexpr uint32_t kSegs = 10;
+  constexpr uint32_t kHeader = 14 + 20 + 20;
+  Packet p = packet_of(f.pool, tcp_frame(5000, kSegs * 1448));
+  p.gso_segs = kSegs;
+  p.gso_size = kHeader + 1448;
+  p.len = kSegs * kHeader + kSegs * 1448;
+  f.a.inject_packet(std::move(p));
+  f.dp->receive({true, false}, Time::zero());
+  f.run({}, 1_us);
+  ASSERT_EQ(f.b.written.size(), kSegs);
+  const auto& nic = dynamic_cast<const model::MultiQueueNic&>(f.dp->nic(1));
+  size_t queues_used = 0;
+  for (size_t q = 0; q < nic.queue_count(); ++q) {
+    const uint64_t frames = nic.pair(q).counters().rx_packets;
+    EXPECT_TRUE(frames == 0 || frames == kSegs) << "queue " << q << ": " << frames;
+    queues_used += frames > 0 ? 1 : 0;
+  }
+  EXPECT_EQ(queues_used, 1u);
 }
 
 // A TSO super-frame of 10 segments (`--io tap-gso`): the models carry 9 of its segments without
