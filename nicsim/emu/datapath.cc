@@ -269,9 +269,11 @@ algo::GroHeader Datapath::Sink::gro_header(const Packet& frame) const {
 
 void Datapath::Sink::deliver(Packet&& frame, Time scheduled) {
   Datapath& dp = *dp_;
-  const auto super = dp.super_frames_.find(frame.id);
-  if (super != dp.super_frames_.end() && frame.gso_index + 1u >= super->second.gro.segments()) {
-    dp.super_frames_.erase(super);  // its last segment: the super-frame has arrived
+  if (frame.gso_index > 0) {  // only a super-frame's later segments can be its last
+    const auto super = dp.super_frames_.find(frame.id);
+    if (super != dp.super_frames_.end() && frame.gso_index + 1u >= super->second.gro.segments()) {
+      dp.super_frames_.erase(super);  // its last segment: the super-frame has arrived
+    }
   }
   Host& h = dp.hosts_[host_];
   DirectionStats& d = dp.dir_[h.in_wire];

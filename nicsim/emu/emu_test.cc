@@ -728,28 +728,26 @@ TEST(EmuModels, UsbFramingCarriesRealBytesBothWays) {
 
 // ---- GRO in the receiving NIC model -----------------------------------------------------
 
-// Two generic-10g hosts on a 10 Gbit/s wire; host b's NIC has `gro` on.
-config::Run gro_run() {
+// Two generic-10g hosts on a 10 Gbit/s wire; `b_nic_keys` are added to host b's NIC table.
+config::Run ten_gig_run(const std::string& b_nic_keys) {
   config::LoadOptions opts;
   opts.preset_dirs = {std::string(NICSIM_TEST_SOURCE_DIR) + "/presets"};
   opts.standard_presets = false;
-  return config::load_scenario_text(R"([scenario]
-name = "gro"
+  const std::string text = R"([scenario]
+name = "10g"
 duration = "1s"
 [hosts.a]
 cpu = "x86-desktop"
 nic = "generic-10g"
+[wire]
+rate = "10Gbit"
+delay = "1us"
 [hosts.b]
 cpu = "x86-desktop"
 [hosts.b.nic]
 preset = "generic-10g"
-gro = true
-[wire]
-rate = "10Gbit"
-delay = "1us"
-)",
-                                    "gro.toml", opts)
-      .runs.at(0);
+)" + b_nic_keys;
+  return config::load_scenario_text(text, "10g.toml", opts).runs.at(0);
 }
 
 // An IPv4 TCP frame (ACK, no options) of `payload` bytes at sequence number `seq`, one flow.
@@ -768,6 +766,17 @@ std::vector<uint8_t> tcp_frame(uint32_t seq, size_t payload) {
   return f;
 }
 
+// A TSO super-frame of `segs` full 1448-byte segments as TapPort hands it over (`--io tap-gso`):
+// gso_size is a full segment's frame bytes, len counts every segment's headers (core/gso.h).
+Packet super_frame(FramePool& pool, uint32_t segs) {
+  constexpr uint32_t kHeader = 14 + 20 + 20;
+  Packet p = packet_of(pool, tcp_frame(5000, segs * 1448));
+  p.gso_segs = static_cast<uint16_t>(segs);
+  p.gso_size = kHeader + 1448;
+  p.len = segs * (kHeader + 1448);
+  return p;
+}
+
 const algo::Gro::Stats& gro_stats(Datapath& dp, size_t nic) {
   return dynamic_cast<const model::PlatformNic&>(dp.nic(nic)).gro().stats();
 }
@@ -776,7 +785,7 @@ const algo::Gro::Stats& gro_stats(Datapath& dp, size_t nic) {
 // the simulator's do (before, the emulator gave GRO no headers and every frame went up alone).
 // Every frame still reaches host b intact and in order.
 TEST(EmuModels, GroMergesTheRealTcpFramesOfOneFlow) {
-  ModelFixture f(gro_run());
+  ModelFixture f(ten_gig_run("gro = true\n"));
   std::vector<std::vector<uint8_t>> frames;
   for (uint32_t i = 0; i < 32; ++i) {
     frames.push_back(tcp_frame(1000 + i * 1448, 1448));
@@ -794,33 +803,9 @@ TEST(EmuModels, GroMergesTheRealTcpFramesOfOneFlow) {
 // hashes to, as the real segments would; before, the nine without bytes were hashed by host
 // pair alone and split from the last.
 TEST(EmuModels, SuperFrameSegmentsShareOneRssQueue) {
-  config::LoadOptions opts;
-  opts.preset_dirs = {std::string(NICSIM_TEST_SOURCE_DIR) + "/presets"};
-  opts.standard_presets = false;
-  ModelFixture f(config::load_scenario_text(R"([scenario]
-name = "rss"
-duration = "1s"
-[hosts.a]
-cpu = "x86-desktop"
-nic = "generic-10g"
-[hosts.b]
-cpu = "x86-desktop"
-[hosts.b.nic]
-preset = "generic-10g"
-queues = 8
-[wire]
-rate = "10Gbit"
-delay = "1us"
-)",
-                                            "rss.toml", opts)
-                     .runs.at(0));
+  ModelFixture f(ten_gig_run("queues = 8\n"));
   constexpr uint32_t kSegs = 10;
-  constexpr uint32_t kHeader = 14 + 20 + 20;
-  Packet p = packet_of(f.pool, tcp_frame(5000, kSegs * 1448));
-  p.gso_segs = kSegs;
-  p.gso_size = kHeader + 1448;
-  p.len = kSegs * kHeader + kSegs * 1448;
-  f.a.inject_packet(std::move(p));
+  f.a.inject_packet(super_frame(f.pool, kSegs));
   f.dp->receive({true, false}, Time::zero());
   f.run({}, 1_us);
   ASSERT_EQ(f.b.written.size(), kSegs);
@@ -837,14 +822,9 @@ delay = "1us"
 // A TSO super-frame of 10 segments (`--io tap-gso`): the models carry 9 of its segments without
 // bytes; each gets the header tcp_gso_segment gives it, so GRO puts all 10 back into one packet.
 TEST(EmuModels, GroMergesTheSegmentsOfASuperFrame) {
-  ModelFixture f(gro_run());
+  ModelFixture f(ten_gig_run("gro = true\n"));
   constexpr uint32_t kSegs = 10;
-  constexpr uint32_t kHeader = 14 + 20 + 20;
-  Packet p = packet_of(f.pool, tcp_frame(5000, kSegs * 1448));
-  p.gso_segs = kSegs;
-  p.gso_size = kHeader + 1448;  // a full segment's frame bytes (core/gso.h), as TapPort sets it
-  p.len = kSegs * kHeader + kSegs * 1448;
-  f.a.inject_packet(std::move(p));
+  f.a.inject_packet(super_frame(f.pool, kSegs));
   f.dp->receive({true, false}, Time::zero());
   f.run({}, 1_us);
   ASSERT_EQ(f.b.written.size(), kSegs);  // the port gets every segment; the last has the bytes

@@ -60,9 +60,8 @@ struct TcpGroBase {
 };
 // nullopt: not IPv4/TCP, a fragment, or headers cut short. `segment_bytes` is a full
 // segment's frame bytes, headers included (Packet::gso_size of a super-frame, core/gso.h), 0
-// for an MTU frame. The flow is the 4-tuple, mixed into 64
-// bits; the options word is the TCP option bytes with the data offset and window (both flush
-// GRO when they change), mixed.
+// for an MTU frame. The flow is the 4-tuple, mixed into 64 bits; the options words are the TCP
+// option bytes, mixed, and the data offset with the window (either flushes GRO when it changes).
 std::optional<TcpGroBase> tcp_gro_base(std::span<const uint8_t> frame, uint32_t segment_bytes = 0);
 algo::GroHeader gro_segment(const TcpGroBase& base, uint32_t index);
 
