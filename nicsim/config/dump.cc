@@ -27,12 +27,13 @@ void window(std::string& out, Duration start, const std::optional<Duration>& sto
   }
 }
 
-// [<path>.cpu]: the preset and every cost.
+// [<path>.cpu]: the preset and every cost the node pays (a router's include per_forward and
+// per_qdisc_op).
 void cpu(std::string& out, const std::string& path, const std::string& preset,
-         const model::CpuCosts& costs) {
+         const model::CpuCosts& costs, CpuRole role) {
   out += "\n[" + join_key(path, "cpu") + "]\n";
   out += "preset = " + quote(preset) + "\n";
-  out += dump_cpu(costs);
+  out += dump_cpu(costs, role);
 }
 
 // [<path>.nic] and [<path>.qdisc] of a host or a router's interface.
@@ -85,7 +86,7 @@ std::string dump(const Scenario& s) {
 
   for (const HostConfig& h : s.hosts) {
     const std::string hp = join_key("hosts", h.name);
-    cpu(out, hp, h.cpu_preset, h.cpu);
+    cpu(out, hp, h.cpu_preset, h.cpu, CpuRole::kHost);
     nic_and_qdisc(out, hp, h.nic, h.qdisc);
     out += "\n[" + join_key(hp, "tcp") + "]\n";
     out += "cc = " + quote(h.tcp.cc) + "\n";
@@ -106,7 +107,7 @@ std::string dump(const Scenario& s) {
   }
   for (const RouterConfig& r : s.routers) {
     const std::string rp = join_key("routers", r.name);
-    cpu(out, rp, r.cpu_preset, r.cpu);
+    cpu(out, rp, r.cpu_preset, r.cpu, CpuRole::kRouter);
     for (const RouterInterfaceConfig& i : r.interfaces) {
       nic_and_qdisc(out, join_key(join_key(rp, "interfaces"), i.name), i.nic, i.qdisc);
     }

@@ -170,13 +170,33 @@ TcpConfig read_tcp(TableReader& r) {
   return t;
 }
 
+// A host forwards and shapes nothing for others: per_forward and per_qdisc_op are charged on
+// routers only (docs/presets.md, "Router costs"). Set on a host they would change nothing, and
+// the host's effective configuration leaves them out, so they are refused rather than ignored.
+void refuse_router_costs(const detail::Overrides& overrides, const std::string& file) {
+  if (overrides.table == nullptr) {
+    return;
+  }
+  for (const char* key : {"per_forward", "per_qdisc_op"}) {
+    if (const toml::node* v = overrides.table->get(key)) {
+      fail(detail::where(*v, file), join_key(overrides.path, key),
+           "is a router's cost (docs/presets.md, \"Router costs\"); a host does not use it: "
+           "set it on a [routers.<name>] cpu");
+    }
+  }
+}
+
 // `cpu` of a host or router: a preset name or { preset = ..., <CpuCosts overrides> }.
-void read_cpu(TableReader& r, const Ctx& ctx, std::string& preset, model::CpuCosts& cpu) {
+void read_cpu(TableReader& r, const Ctx& ctx, bool router, std::string& preset,
+              model::CpuCosts& cpu) {
   const toml::node* n = r.take("cpu");
   if (n == nullptr) {
     r.missing("cpu");
   }
   PresetUse cu = preset_use(*n, r.key_location("cpu"), r.key_path("cpu"), ctx.file);
+  if (!router) {
+    refuse_router_costs(cu.overrides, ctx.file);
+  }
   preset = cu.ref.name;
   cpu = detail::load_cpu(*ctx.search, *ctx.cache, cu.ref, cu.overrides);
 }
@@ -200,7 +220,7 @@ HostConfig read_host(const std::string& name, const toml::table& t, const Ctx& c
   TableReader r(t, join_key("hosts", name), ctx.file);
   HostConfig h;
   h.name = name;
-  read_cpu(r, ctx, h.cpu_preset, h.cpu);
+  read_cpu(r, ctx, /*router=*/false, h.cpu_preset, h.cpu);
   read_nic_and_qdisc(r, ctx, h.nic, h.qdisc);
   if (const toml::table* tcp = r.opt_table("tcp")) {
     TableReader tr(*tcp, r.key_path("tcp"), ctx.file);
@@ -215,7 +235,7 @@ RouterConfig read_router(const std::string& name, const toml::table& t, const Ct
   TableReader r(t, join_key("routers", name), ctx.file);
   RouterConfig rc;
   rc.name = name;
-  read_cpu(r, ctx, rc.cpu_preset, rc.cpu);
+  read_cpu(r, ctx, /*router=*/true, rc.cpu_preset, rc.cpu);
   const toml::table* ifaces = r.opt_table("interfaces");
   // None at all is network_of()'s error (a router needs an interface), reported at the router.
   for (const Entry& e : ifaces != nullptr ? in_source_order(*ifaces) : std::vector<Entry>{}) {

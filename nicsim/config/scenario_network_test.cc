@@ -147,6 +147,18 @@ TEST(ScenarioNetwork, DumpRoundTripsANetwork) {
   EXPECT_EQ(dump(back), text);
 }
 
+// A router's cpu takes the router-only costs a host refuses, and its dump keeps them.
+TEST(ScenarioNetwork, ARouterCpuTakesTheRouterCosts) {
+  const Scenario s = load(dumbbell(17,
+                                   "cpu = { preset = \"arm-cortex-a5\", per_forward = \"7us\", "
+                                   "per_qdisc_op = \"3us\" }"))
+                         .runs.at(0)
+                         .scenario;
+  EXPECT_EQ(s.routers[0].cpu.per_forward, Duration::us(7));
+  EXPECT_EQ(s.routers[0].cpu.per_qdisc_op, Duration::us(3));
+  EXPECT_EQ(load(dump(s)).runs.at(0).scenario, s);
+}
+
 TEST(ScenarioNetwork, EqualityNoticesRoutersLinksAndRoutes) {
   const Scenario s = load(dumbbell()).runs.at(0).scenario;
   Scenario t = s;

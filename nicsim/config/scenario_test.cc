@@ -399,6 +399,20 @@ TEST(ScenarioErrors, UnknownKeysWithSuggestions) {
             "scenarios/x.toml:16:1: traffic.tcp[0].stream: unknown key (did you mean 'streams'?)");
 }
 
+// A host has no forwarding or shaping cost to pay: an override of one is refused, not ignored.
+// (scenario_fuzz found it: the host's dump leaves them out, so the round trip changed the
+// scenario.) A router takes both.
+TEST(ScenarioErrors, AHostRefusesTheRouterOnlyCosts) {
+  for (const std::string key : {"per_forward", "per_qdisc_op"}) {
+    const std::string e =
+        error_of_text(base(5, "cpu = { preset = \"arm-cortex-a5\", " + key + " = \"5us\" }"));
+    EXPECT_EQ(e.substr(0, e.find(" (docs")),
+              "scenarios/x.toml:5:" + std::to_string(38 + key.size()) + ": hosts.a.cpu." + key +
+                  ": is a router's cost")
+        << e;
+  }
+}
+
 TEST(ScenarioErrors, UnknownPresetsAndHosts) {
   const std::string p = error_of_text(base(6, "nic = \"e1000\""));
   EXPECT_EQ(p.substr(0, p.find(" (available")),
