@@ -6,6 +6,9 @@
 #                                               niced if you like; the timeout (600 s here, 10 s
 #                                               otherwise) is wall time: stop it (SIGSTOP) for
 #                                               less than that
+#        scripts/fuzz.sh --long [RUNS] --jobs N the same with N worker processes per target
+#                                               (libFuzzer's -fork=N: one run, one corpus, RUNS
+#                                               counted over all workers); N = your core count
 #        scripts/fuzz.sh --merge                minimise what the runs found into the committed
 #                                               corpora (then commit them)
 #   Any of these may end with target names (e.g. `--long 10000000 protocol_fuzz`) to run only
@@ -24,12 +27,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
-  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER | --long [RUNS] | --merge] [TARGET_fuzz...]" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS_PER_FUZZER | --long [RUNS] [--jobs N] | --merge] [TARGET_fuzz...]" >&2
   exit 2
 }
 mode=time
 secs=30
 runs_wanted=10000000
+jobs=1
 case "${1:-}" in
   --long)
     mode=long
@@ -39,6 +43,11 @@ case "${1:-}" in
       shift
     fi
     [ "$runs_wanted" -ge 1 ] || usage
+    if [ "${1:-}" = --jobs ]; then
+      jobs=${2:-}
+      [[ "$jobs" =~ ^[0-9]+$ ]] && [ "$jobs" -ge 1 ] || usage
+      shift 2
+    fi
     ;;
   --merge)
     mode=merge
@@ -122,6 +131,8 @@ for i in "${!names[@]}"; do
     # wait long for a CPU, so a unit is a hang only after 600 s (libFuzzer's default is 1200;
     # units over 10 s are still written as slow-unit-* artifacts).
     limit=(-runs="$runs_wanted" -timeout=600)
+    # Fork mode ignores timeouts and out-of-memory by default: a long run must report them.
+    [ "$jobs" -gt 1 ] && limit+=(-fork="$jobs" -ignore_timeouts=0 -ignore_ooms=0)
     wall=$((7 * 24 * 3600))
   else
     limit=(-max_total_time="$secs" -timeout=10)
@@ -135,6 +146,14 @@ for i in "${!names[@]}"; do
   set -e
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
   rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
+  if [ -z "$runs" ]; then
+    # Fork mode prints no final stats; its last status line reads
+    # "#RUNS: cov: C ft: F corp: N exec/s R oom/timeout/crash: a/b/c time: Ts job: J ...".
+    status=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+    runs=$(echo "$status" | grep -oE '^#[0-9]+' | tr -d '#' || true)
+    secs_run=$(echo "$status" | grep -oE ' time: [0-9]+' | grep -oE '[0-9]+' || true)
+    [ -n "$runs" ] && [ "${secs_run:-0}" -gt 0 ] && rate=$((runs / secs_run))
+  fi
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   corpus=$(ls "$work/corpus" | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$mode" "${runs:-?}" \
