@@ -194,18 +194,20 @@ int serve(const std::string& listen, live::ServerParams p, bool quiet) {
                  p.max_per_peer, p.secret.empty() ? "no authentication" : "shared secret");
     server.run(stop.get());
     const live::ServerStats s = server.stats();
-    std::fprintf(stderr,
-                 "nicsim server: stopped: %llu connections, %llu requests served, %llu refused "
-                 "(%llu failed authentication, %llu over the per-peer limit), %llu timed out, "
-                 "%llu accept errors, %llu log lines held back\n",
-                 static_cast<unsigned long long>(s.accepted),
-                 static_cast<unsigned long long>(s.requests),
-                 static_cast<unsigned long long>(s.rejected),
-                 static_cast<unsigned long long>(s.auth_failures),
-                 static_cast<unsigned long long>(s.per_peer_refused),
-                 static_cast<unsigned long long>(s.timeouts),
-                 static_cast<unsigned long long>(s.accept_errors),
-                 static_cast<unsigned long long>(s.log_held_back));
+    std::fprintf(
+        stderr,
+        "nicsim server: stopped: %llu connections, %llu requests served, %llu refused "
+        "(%llu failed authentication, %llu over the per-peer limit), %llu timed out, "
+        "%llu accept errors, %llu log lines held back, %llu probes echoed (%llu datagrams "
+        "ignored)\n",
+        static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.requests),
+        static_cast<unsigned long long>(s.rejected),
+        static_cast<unsigned long long>(s.auth_failures),
+        static_cast<unsigned long long>(s.per_peer_refused),
+        static_cast<unsigned long long>(s.timeouts),
+        static_cast<unsigned long long>(s.accept_errors),
+        static_cast<unsigned long long>(s.log_held_back), static_cast<unsigned long long>(s.echoed),
+        static_cast<unsigned long long>(s.ignored));
   } catch (const live::LiveError& e) {
     std::fprintf(stderr, "nicsim server: %s\n", e.what());
     return 1;

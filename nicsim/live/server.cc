@@ -325,10 +325,13 @@ void Server::reject(Conn& c, const std::string& why) {
 
 void Server::on_tcp(Conn& c, uint32_t events, int64_t now) {
   if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) {
-    for (;;) {
+    uint64_t burst = 0;  // at most kMaxBytesPerWakeup: the rest waits for the next wake-up
+    while (burst < kMaxBytesPerWakeup) {
       const ssize_t n = ::recv(c.fd.get(), buffer_.data(), buffer_.size(), 0);
       if (n > 0) {
         stats_.bytes_in += static_cast<uint64_t>(n);
+        burst += static_cast<uint64_t>(n);
+        note_burst(burst);
         if (awaiting_request(c.state)) {
           const auto* p = buffer_.data();
           size_t left = static_cast<size_t>(n);
@@ -651,6 +654,7 @@ void Server::queue_arrivals(Conn& c) {
 // Writes what is due: pending control bytes, then (sources) Stats at interval boundaries,
 // Data frames until the end, and End.
 void Server::pump(Conn& c, int64_t now) {
+  uint64_t burst = 0;  // payload written in this call, at most kMaxBytesPerWakeup
   for (;;) {
     if (c.out_off < c.out.size()) {
       // A Data frame's header goes out with the payload that follows it (MSG_MORE), not as a
@@ -745,6 +749,11 @@ void Server::pump(Conn& c, int64_t now) {
     c.bytes += static_cast<uint64_t>(w);
     c.payload += static_cast<uint64_t>(w);
     c.data_left -= static_cast<size_t>(w);
+    burst += static_cast<uint64_t>(w);
+    note_burst(burst);
+    if (burst >= kMaxBytesPerWakeup) {
+      return;  // still writable: EPOLLOUT (or the timers) call again at once
+    }
   }
 }
 

@@ -25,11 +25,14 @@
 //     summary of what was held back; an attacker cannot flood the log;
 //   - when accept(2) fails for lack of descriptors or memory (EMFILE, ENFILE, ENOBUFS,
 //     ENOMEM) the server stops accepting for 100 ms (doubling to 1 s while it lasts) instead of
-//     spinning on the still-pending connection; the clients it serves go on.
+//     spinning on the still-pending connection; the clients it serves go on;
+//   - one connection moves at most kMaxBytesPerWakeup (256 KiB) per wake-up, so a flow whose
+//     socket never blocks cannot starve the others or the echo reflectors.
 // docs/security.md says what this promises and how it was tested.
 
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -82,6 +85,9 @@ struct ServerStats {
   uint64_t per_peer_refused = 0;  // connections over max_per_peer
   uint64_t accept_errors = 0;     // accept(2) failures for lack of descriptors or memory
   uint64_t log_held_back = 0;     // log lines the rate limiter held back (summarised)
+  // The most TCP payload one connection read or wrote in one wake-up (kMaxBytesPerWakeup
+  // bounds it, plus one read or write): how long one busy flow can hold the others back.
+  uint64_t max_burst_bytes = 0;
   int active = 0;
 };
 
@@ -121,6 +127,9 @@ class Server {
   void queue_arrivals(Conn& c);
   void handle_request(Conn& c, int64_t now);
   void pump(Conn& c, int64_t now);
+  void note_burst(uint64_t bytes) {
+    stats_.max_burst_bytes = std::max(stats_.max_burst_bytes, bytes);
+  }
   void timers(int64_t now);
   int64_t next_deadline() const;
   void close(Conn& c, const std::string& why, bool timeout = false);

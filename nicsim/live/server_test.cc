@@ -121,6 +121,38 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
   EXPECT_TRUE(server.logged("source for 1000 ms, dscp 8, cc cubic"));
 }
 
+// A flow whose socket never blocks (loopback, a client that reads and writes flat out) must
+// not hold the server's loop: each wake-up moves at most kMaxBytesPerWakeup per connection
+// (plus the read or write that crossed it), and the echo beside the flows answers every probe.
+// Before the bound one connection moved gigabytes in one wake-up and probes were lost.
+TEST(LiveServer, ABusyFlowCannotHoldTheLoop) {
+  ServerThread server(ServerParams{});
+  TrafficPlan plan;
+  plan.duration = Duration::ms(1500);
+  plan.interval = Duration::ms(500);
+  plan.flows.push_back(FlowPlan{0, 1, 0, "", Duration::zero(), Duration::s(1), "up"});
+  plan.flows.push_back(FlowPlan{1, 0, 0, "", Duration::zero(), Duration::s(1), "down"});
+  ProbePlan udp;
+  udp.name = "udp";
+  udp.interval = Duration::ms(10);
+  udp.size = 64;
+  udp.stop = Duration::ms(450);  // ends > 1 s before the end: every probe counts
+  plan.probes.push_back(udp);
+  ClientOptions opt;
+  opt.server = loopback(server.port());
+  const report::Run r = run_traffic(plan, report::RunInfo{}, opt);
+  server.stop();
+  const ServerStats s = server.stats();
+  EXPECT_GT(s.bytes_in, kMaxBytesPerWakeup);  // the flows did reach the bound
+  EXPECT_GT(s.bytes_out, kMaxBytesPerWakeup);
+  EXPECT_GT(s.max_burst_bytes, 0u);
+  EXPECT_LE(s.max_burst_bytes, kMaxBytesPerWakeup + kMaxDataPayload);
+  const auto& p = r.latency_ms.at("udp");
+  EXPECT_GT(p.rtt.count, 0u);
+  EXPECT_EQ(p.rtt.lost, 0u);
+  EXPECT_EQ(s.echoed, p.rtt.count);
+}
+
 TEST(LiveServer, RejectsGarbageAndOversizeLengthsWithAReason) {
   ServerThread server(ServerParams{});
   {

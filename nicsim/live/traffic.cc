@@ -512,7 +512,9 @@ class Engine {
       }
       return;
     }
-    for (;;) {
+    // At most kMaxBytesPerWakeup per wake-up: the socket stays writable and the loop comes
+    // back at once, after the probes, the other flows and the stop times had their turn.
+    for (uint64_t burst = 0; burst < kMaxBytesPerWakeup;) {
       const ssize_t w = ::send(f.fd.get(), write_buf_.data(), write_buf_.size(), MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EAGAIN) return;
@@ -524,13 +526,15 @@ class Engine {
         throw_errno("send");
       }
       f.written += static_cast<uint64_t>(w);
+      burst += static_cast<uint64_t>(w);
     }
   }
 
   void read_flow(Flow& f) {
-    for (;;) {
+    for (uint64_t burst = 0; burst < kMaxBytesPerWakeup;) {  // the rest on the next wake-up
       const ssize_t n = ::recv(f.fd.get(), read_buf_, sizeof read_buf_, 0);
       if (n > 0) {
+        burst += static_cast<uint64_t>(n);
         if (!f.upload) {
           f.read += static_cast<uint64_t>(n);
         }

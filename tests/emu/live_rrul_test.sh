@@ -52,7 +52,7 @@ ip netns exec "$a" "$nicsim" rrul 198.18.7.2 --idle 1s --duration 2s --probe-int
 python3 "$src/nicsim/report/validate_results.py" --schema "$src/docs/results.schema.json" \
   "$work/rrul.json" || fail "rrul JSON does not validate"
 grep -q "receiver$" "$work/rrul.txt" || fail "no iperf3-style table: $(cat "$work/rrul.txt")"
-python3 - "$work/rrul.json" <<'PY' || fail "rrul results (above)"
+python3 - "$work/rrul.json" <<'PY' || fail "rrul results (above); server: $(cat "$work/server.log")"
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 assert run["backend"] == "live", run["backend"]
