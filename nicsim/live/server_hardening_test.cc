@@ -88,18 +88,8 @@ Request echo_request(uint16_t udp_port) {
 }
 
 TrafficPlan short_plan() {
-  TrafficPlan plan;
-  plan.duration = Duration::ms(600);
-  plan.interval = Duration::ms(300);
-  plan.flows.push_back(FlowPlan{0, 1, 0, "", Duration::zero(), Duration::ms(300), "up"});
-  plan.flows.push_back(FlowPlan{1, 0, 0, "", Duration::zero(), Duration::ms(300), "down"});
-  ProbePlan udp;
-  udp.name = "udp";
-  udp.interval = Duration::ms(20);
-  udp.size = 64;
-  udp.stop = Duration::ms(100);
-  plan.probes.push_back(udp);
-  return plan;
+  return up_down_probe_plan(Duration::ms(600), Duration::ms(300), Duration::ms(300),
+                            Duration::ms(20), Duration::ms(100));
 }
 
 std::string run_error(uint16_t port, const std::string& secret) {

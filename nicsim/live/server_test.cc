@@ -127,17 +127,9 @@ TEST(LiveServer, UploadDownloadAndProbeOverLoopback) {
 // Before the bound one connection moved gigabytes in one wake-up and probes were lost.
 TEST(LiveServer, ABusyFlowCannotHoldTheLoop) {
   ServerThread server(ServerParams{});
-  TrafficPlan plan;
-  plan.duration = Duration::ms(1500);
-  plan.interval = Duration::ms(500);
-  plan.flows.push_back(FlowPlan{0, 1, 0, "", Duration::zero(), Duration::s(1), "up"});
-  plan.flows.push_back(FlowPlan{1, 0, 0, "", Duration::zero(), Duration::s(1), "down"});
-  ProbePlan udp;
-  udp.name = "udp";
-  udp.interval = Duration::ms(10);
-  udp.size = 64;
-  udp.stop = Duration::ms(450);  // ends > 1 s before the end: every probe counts
-  plan.probes.push_back(udp);
+  // The probe ends > 1 s before the end: every probe counts.
+  const TrafficPlan plan = up_down_probe_plan(Duration::ms(1500), Duration::ms(500), Duration::s(1),
+                                              Duration::ms(10), Duration::ms(450));
   ClientOptions opt;
   opt.server = loopback(server.port());
   const report::Run r = run_traffic(plan, report::RunInfo{}, opt);

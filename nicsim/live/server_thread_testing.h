@@ -1,6 +1,7 @@
 #pragma once
-// Test helper (live_test only): a nicsim server in a thread, on an ephemeral port of `listen`
-// (default 127.0.0.1), collecting its log lines; stops (and joins) on destruction.
+// Test helpers (live_test only): a short traffic plan, and a nicsim server in a thread, on an
+// ephemeral port of `listen` (default 127.0.0.1), collecting its log lines; stops (and joins) on
+// destruction.
 
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
@@ -14,6 +15,7 @@
 
 #include "nicsim/live/server.h"
 #include "nicsim/live/socket_util.h"
+#include "nicsim/live/traffic.h"
 
 namespace nicsim::live {
 
@@ -24,6 +26,25 @@ inline sockaddr_in loopback(uint16_t port) {
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return a;
+}
+
+// An upload (a -> b) and a download (b -> a), both from 0 to `flows_stop` with no DSCP and the
+// default congestion control, and a 64-byte UDP probe "udp" every `probe_interval` until
+// `probe_stop`; intervals of `interval` over `duration`.
+inline TrafficPlan up_down_probe_plan(Duration duration, Duration interval, Duration flows_stop,
+                                      Duration probe_interval, Duration probe_stop) {
+  TrafficPlan plan;
+  plan.duration = duration;
+  plan.interval = interval;
+  plan.flows.push_back(FlowPlan{0, 1, 0, "", Duration::zero(), flows_stop, "up"});
+  plan.flows.push_back(FlowPlan{1, 0, 0, "", Duration::zero(), flows_stop, "down"});
+  ProbePlan udp;
+  udp.name = "udp";
+  udp.interval = probe_interval;
+  udp.size = 64;
+  udp.stop = probe_stop;
+  plan.probes.push_back(udp);
+  return plan;
 }
 
 class ServerThread {
